@@ -1,0 +1,46 @@
+# Violet: `make run` starts everything locally; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROTOS := $(wildcard protos/violet/v1/*.proto)
+GENERATED := lib/violet/v1/.generated
+
+.PHONY: run test lint format protos install clean
+
+run: install
+	$(BIN)/violet run
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+install: $(STAMP) $(GENERATED)
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+protos: $(GENERATED)
+
+# Generated code is never edited by hand and never committed.
+$(GENERATED): $(PROTOS) $(STAMP)
+	rm -rf lib/violet/v1
+	mkdir -p lib/violet/v1
+	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=lib --grpc_python_out=lib \
+		--pyi_out=lib $(PROTOS)
+	touch lib/violet/v1/__init__.py $@
+
+clean:
+	rm -rf $(VENV) lib/violet/v1 .pytest_cache

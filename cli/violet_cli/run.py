@@ -1,0 +1,91 @@
+"""`violet run`: the five services as child processes, ready when every one answers its health.
+
+Ctrl-C (SIGINT) or SIGTERM stops them all, each draining cleanly; if one dies, all stop.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import httpx
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from violet.identity import resolve_secret
+from violet.settings import CommonSettings, load_settings
+
+# Started in this order: the ones others call first.
+SERVICES = ("memory", "router", "worker", "session", "gateway")
+READY_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 20.0
+
+
+def gateway_url(settings: CommonSettings) -> str:
+    return f"http://{settings.gateway_addr}"
+
+
+def _ready(settings: CommonSettings) -> bool:
+    for service in SERVICES[:-1]:
+        with grpc.insecure_channel(settings.address_of(service)) as channel:
+            try:
+                answer = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=1.0
+                )
+            except grpc.RpcError:
+                return False
+            if answer.status != health_pb2.HealthCheckResponse.SERVING:
+                return False
+    try:
+        return httpx.get(gateway_url(settings) + "/healthz", timeout=1.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def start(settings: CommonSettings) -> dict[str, subprocess.Popen[bytes]]:
+    env = {**os.environ, "VIOLET_HOME": str(settings.home)}
+    resolve_secret(settings.secret, settings.home)  # made once, before five readers race
+    return {name: subprocess.Popen([sys.executable, "-m", name], env=env) for name in SERVICES}
+
+
+def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
+    for child in reversed(children.values()):
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    for child in children.values():
+        try:
+            child.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+
+
+def run_stack() -> int:
+    settings = load_settings(CommonSettings)
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
+    children = start(settings)
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        announced = False
+        while not stopping.is_set():
+            dead = [name for name, child in children.items() if child.poll() is not None]
+            if dead:
+                print(f"Violet stopped: the {dead[0]} service exited.", file=sys.stderr)
+                return 1
+            if not announced:
+                if _ready(settings):
+                    print(f"Violet is ready: {gateway_url(settings)}", flush=True)
+                    announced = True
+                elif time.monotonic() > deadline:
+                    print("Violet did not become ready in time.", file=sys.stderr)
+                    return 1
+            time.sleep(0.2)
+        return 0
+    finally:
+        stop(children)

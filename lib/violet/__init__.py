@@ -1,0 +1,1 @@
+"""What every Violet service shares: settings, identity, the gRPC bootstrap, storage helpers."""

@@ -1,0 +1,57 @@
+"""Client side of the service mesh: one channel per peer, a deadline on every unary call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+# Keepalive pings let a long Follow stream notice a vanished peer.
+_CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+]
+
+
+class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
+    """A deadline on every call, and waiting out a peer's restart within it instead of failing."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+
+    async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        if client_call_details.timeout is None:
+            client_call_details = client_call_details._replace(timeout=self.timeout_s)
+        if client_call_details.wait_for_ready is None:
+            client_call_details = client_call_details._replace(wait_for_ready=True)
+        return await continuation(client_call_details, request)
+
+
+def open_channel(address: str, timeout_s: float) -> grpc.aio.Channel:
+    """A channel whose unary calls time out after `timeout_s` unless the caller says otherwise."""
+    return grpc.aio.insecure_channel(
+        address, options=_CHANNEL_OPTIONS, interceptors=[_Patient(timeout_s)]
+    )
+
+
+class Peers:
+    """Stubs for the services one service talks to, opened on first use and closed together."""
+
+    def __init__(self, addresses: dict[str, str], timeout_s: float) -> None:
+        self._addresses = addresses
+        self._timeout_s = timeout_s
+        self._channels: dict[str, grpc.aio.Channel] = {}
+
+    def channel(self, service: str) -> grpc.aio.Channel:
+        if service not in self._channels:
+            self._channels[service] = open_channel(self._addresses[service], self._timeout_s)
+        return self._channels[service]
+
+    def stub(self, service: str, stub_class: type[Any]) -> Any:
+        return stub_class(self.channel(service))
+
+    async def close(self) -> None:
+        for channel in self._channels.values():
+            await channel.close()
+        self._channels.clear()

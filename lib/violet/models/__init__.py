@@ -1,0 +1,48 @@
+"""The model interface: the Anthropic client, the offline stand-in, strict structured calls."""
+
+from violet.models.accounting import LEDGER, UsageLedger, UsageTotals
+from violet.models.anthropic_client import AnthropicModelClient
+from violet.models.base import ModelClient, Reply, Tier, Tool, ToolCall, Usage
+from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
+from violet.models.factory import DEFAULT_FAST_MODEL, DEFAULT_MAIN_MODEL, make_model_client
+from violet.models.offline import OFFLINE_MODEL, OfflineModelClient
+from violet.models.retry import Backoff
+from violet.models.structured import (
+    Candidate,
+    Fold,
+    OriginItem,
+    Pick,
+    fold,
+    origin,
+    pick,
+)
+
+__all__ = [
+    "DEFAULT_FAST_MODEL",
+    "DEFAULT_MAIN_MODEL",
+    "LEDGER",
+    "OFFLINE_MODEL",
+    "AnthropicModelClient",
+    "Backoff",
+    "Candidate",
+    "Fold",
+    "ModelClient",
+    "ModelError",
+    "ModelOutputInvalid",
+    "ModelRejected",
+    "ModelUnavailable",
+    "OfflineModelClient",
+    "OriginItem",
+    "Pick",
+    "Reply",
+    "Tier",
+    "Tool",
+    "ToolCall",
+    "Usage",
+    "UsageLedger",
+    "UsageTotals",
+    "fold",
+    "make_model_client",
+    "origin",
+    "pick",
+]

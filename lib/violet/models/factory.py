@@ -1,0 +1,39 @@
+"""Choosing the implementation at start: Anthropic when a key is set, else the offline model."""
+
+from __future__ import annotations
+
+from violet.models.accounting import UsageLedger
+from violet.models.anthropic_client import AnthropicModelClient
+from violet.models.base import ModelClient
+from violet.models.offline import OfflineModelClient
+from violet.models.retry import Backoff
+
+DEFAULT_MAIN_MODEL = "claude-opus-5-5"
+DEFAULT_FAST_MODEL = "claude-haiku-5-5"
+
+
+def make_model_client(
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    main_model: str,
+    fast_model: str,
+    timeout_s: float = 60,
+    max_retries: int = 4,
+    backoff_base_s: float = 0.5,
+    backoff_max_s: float = 8.0,
+    ledger: UsageLedger | None = None,
+) -> ModelClient:
+    """An empty model name means the default; an empty key means offline."""
+    if not api_key:
+        return OfflineModelClient(ledger=ledger)
+    return AnthropicModelClient(
+        api_key=api_key,
+        base_url=base_url or None,
+        main_model=main_model or DEFAULT_MAIN_MODEL,
+        fast_model=fast_model or DEFAULT_FAST_MODEL,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        backoff=Backoff(base_s=backoff_base_s, max_s=backoff_max_s),
+        ledger=ledger,
+    )

@@ -1,0 +1,93 @@
+"""The offline model: the deterministic stand-in of CONTRACTS section 5, behind the same
+interface and answering in the same shapes as the real one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from violet.models.accounting import LEDGER, UsageLedger, model_call
+from violet.models.base import Reply, Tier, Tool, Usage, reply_from_blocks
+from violet.models.errors import ModelRejected
+from violet.models.offline_rules import respond
+from violet.models.offline_structured import structured_answer
+from violet.models.offline_text import estimate_tokens
+from violet.models.validation import structured_input
+
+OFFLINE_MODEL = "offline"
+
+
+def _output_text(content: list[dict]) -> str:
+    return "".join(
+        block["text"] if block["type"] == "text" else json.dumps(block["input"])
+        for block in content
+    )
+
+
+class OfflineModelClient:
+    def __init__(self, *, ledger: UsageLedger | None = None) -> None:
+        self.ledger = ledger or LEDGER
+
+    async def reply(
+        self,
+        *,
+        tier: Tier,
+        system: str,
+        messages: list[dict],
+        tools: Sequence[Tool],
+        person: str,
+    ) -> Reply:
+        with model_call(
+            ledger=self.ledger,
+            person=person,
+            call=f"reply.{tier}",
+            model=OFFLINE_MODEL,
+            system=system,
+            messages=messages,
+        ) as record:
+            record.attempts = 1
+            offered = {tool.name for tool in tools}
+            content = respond(tier=tier, system=system, messages=messages, offered=offered)
+            calls_tools = any(block["type"] == "tool_use" for block in content)
+            stop_reason = "tool_use" if calls_tools else "end_turn"
+            usage = self._usage(system + json.dumps(messages), content, record.elapsed_s())
+            record.answered(usage, finish_reason=stop_reason, content=content)
+        return reply_from_blocks(content, stop_reason, usage)
+
+    async def structured(
+        self, *, name: str, description: str, schema: dict, prompt: str, person: str
+    ) -> dict:
+        messages = [{"role": "user", "content": prompt}]
+        with model_call(
+            ledger=self.ledger,
+            person=person,
+            call=f"structured.{name}",
+            model=OFFLINE_MODEL,
+            system=None,
+            messages=messages,
+        ) as record:
+            record.attempts = 1
+            try:
+                answer = structured_answer(name, prompt)
+            except KeyError as error:
+                raise ModelRejected(f'The offline stand-in has no rule for "{name}".') from error
+            except ValueError as error:
+                raise ModelRejected(
+                    f'The offline stand-in cannot read the input of "{name}".'
+                ) from error
+            content = [{"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": answer}]
+            usage = self._usage(prompt, content, record.elapsed_s())
+            record.answered(usage, finish_reason="tool_use", content=content)
+            return structured_input(name, schema, content)
+
+    async def aclose(self) -> None:
+        return None
+
+    @staticmethod
+    def _usage(request_text: str, content: list[dict], latency_s: float) -> Usage:
+        return Usage(
+            model=OFFLINE_MODEL,
+            input_tokens=estimate_tokens(request_text),
+            output_tokens=estimate_tokens(_output_text(content)),
+            latency_s=latency_s,
+        )

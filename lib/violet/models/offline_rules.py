@@ -1,0 +1,381 @@
+"""The offline model's conversation rules (CONTRACTS section 5): given a request as the Messages
+API would receive it, the assistant blocks to answer with. Deterministic, case-insensitive, and
+blind to instructions inside tool results: those are only ever quoted back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from violet.models import tools as t
+from violet.models.base import Tier
+from violet.models.offline_structured import facts
+from violet.models.offline_text import (
+    block_text,
+    content_words,
+    first_sentence,
+    json_object,
+    shorten,
+    squash,
+    stable_index,
+    strip_lead,
+)
+
+WORK_VERB = re.compile(
+    r"^(?:look up|find|check|research|plan|remind me|fetch|calculate|write|send)\b", re.IGNORECASE
+)
+_URL = re.compile(r"https?://[^\s<>\"'()\[\]{}]+", re.IGNORECASE)
+_CALCULATE = re.compile(r"^calculate\s+(?P<expr>.+)$", re.IGNORECASE | re.DOTALL)
+_WRITE = re.compile(
+    r"^write\s+an?\s+(?P<kind>note|list)\b[\s:,-]*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL
+)
+_EMAIL = re.compile(
+    r"^send\s+(?:an?\s+)?e-?mail\s+to\s+(?P<to>[^\s@]+@[^\s@]+?)[\s,:]+"
+    r"(?:saying|that says)\s*:?\s*(?P<text>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_MEMORY_QUESTION = re.compile(
+    r"^what(?:\s+is|'s|’s)\s+my\s+(?P<what>.+?)[\s?.!]*$|^what\s+do\s+i\s+(?P<do>.+?)[\s?.!]*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SEARCH_VERB = re.compile(
+    r"^(?:look up|find out|find|check|research|fetch|plan|remind me)\b\s*(?:about\b|for\b)?\s*",
+    re.IGNORECASE,
+)
+_PROMISE_LINE = re.compile(r"^-\s*(promise|approval)\s+(\S+?):\s*(.*)$", re.IGNORECASE)
+_UPDATE_SPLIT = re.compile(r"(?im)^\s*\[update\]\s*")
+_YES = frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"})
+_NO = frozenset({"no", "nope"})
+
+ON_IT = "I'm on it: I'll tell you as soon as it's done."
+FRIENDLY = (
+    "Thanks for telling me. Is there anything I can do for you?",
+    "I'm here whenever you need me. Just say what you'd like.",
+    "Good to hear from you! Let me know if I can help with something.",
+    "All right. If you'd like me to look something up, just ask.",
+    "I see. What else is on your mind?",
+)
+
+
+@dataclass
+class Turn:
+    """The end of a conversation: the person's newest words, or the results of the tools the
+    assistant called last."""
+
+    text: str | None
+    calls: list[dict] = field(default_factory=list)
+    results: dict[str, tuple[str, bool]] = field(default_factory=dict)
+
+
+def respond(
+    *, tier: Tier, system: str, messages: list[dict], offered: Collection[str]
+) -> list[dict]:
+    ids = _ToolIds(messages)
+    turn = last_turn(messages)
+    if tier == "work":
+        if turn.text is None:
+            return [_text(work_result(turn))]
+        return work_step(turn.text, offered, ids)
+    if turn.text is None:
+        return [_text(after_tools(turn))]
+    return answer_person(turn.text, system, offered, ids)
+
+
+def last_turn(messages: list[dict]) -> Turn:
+    if not messages or messages[-1].get("role") != "user":
+        return Turn(text="")
+    content = messages[-1].get("content")
+    if isinstance(content, str):
+        return Turn(text=content)
+    blocks = [b for b in content or [] if isinstance(b, dict)]
+    results_end = max(
+        (i for i, b in enumerate(blocks) if b.get("type") == "tool_result"), default=-1
+    )
+    after = block_text(blocks[results_end + 1 :])
+    if results_end < 0 or after.strip():
+        return Turn(text=after)
+    results = {
+        b.get("tool_use_id", ""): (block_text(b.get("content", "")), bool(b.get("is_error")))
+        for b in blocks
+        if b.get("type") == "tool_result"
+    }
+    calls = []
+    if len(messages) > 1 and messages[-2].get("role") == "assistant":
+        calls = [b for b in _blocks(messages[-2]) if b.get("type") == "tool_use"]
+    return Turn(text=None, calls=calls, results=results)
+
+
+def _blocks(message: dict) -> list[dict]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+def _text(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+class _ToolIds:
+    """Tool-use ids that are stable for the same conversation and unique within it."""
+
+    def __init__(self, messages: list[dict]) -> None:
+        self._seed = hashlib.sha256(
+            json.dumps(messages, sort_keys=True, default=str).encode()
+        ).hexdigest()
+        self._count = 0
+
+    def call(self, name: str, tool_input: dict) -> dict:
+        self._count += 1
+        digest = hashlib.sha256(f"{self._seed}:{self._count}".encode()).hexdigest()[:24]
+        return {"type": "tool_use", "id": f"toolu_{digest}", "name": name, "input": tool_input}
+
+
+# --- the main conversation -------------------------------------------------------------------
+
+
+def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolIds) -> list[dict]:
+    if text.lstrip().lower().startswith(t.UPDATE_PREFIX.strip()):
+        return [_text(retell(text))]
+    words = strip_lead(text)
+    approvals = [(key, line) for kind, key, line in open_items(system) if kind == "approval"]
+    answer = yes_or_no(words)
+    if answer and approvals and t.ANSWER_APPROVAL in offered:
+        return [ids.call(t.ANSWER_APPROVAL, {"approval_id": approvals[-1][0], "answer": answer})]
+    if WORK_VERB.match(words) and t.START_WORK in offered:
+        blocks = [ids.call(t.START_WORK, {"request": text.strip()})]
+        if t.RECORD_PROMISE in offered:
+            promise = shorten(squash(words).rstrip("?.! "), 80)
+            blocks.append(ids.call(t.RECORD_PROMISE, {"text": promise}))
+        return blocks
+    question = _MEMORY_QUESTION.match(words)
+    if question:
+        return [_text(recall_answer(question.group("what") or question.group("do"), system))]
+    if facts(text):
+        return [_text("Thanks, I'll remember that.")]
+    return [_text(FRIENDLY[stable_index(squash(words).lower(), len(FRIENDLY))])]
+
+
+def retell(text: str) -> str:
+    """Update notes from background work, told in Violet's voice; a question is asked as is."""
+    told = []
+    for note in _UPDATE_SPLIT.split(text):
+        note = re.sub(r"^done\b\W*", "", squash(note), flags=re.IGNORECASE)
+        if not note:
+            continue
+        told.append(note if note.endswith("?") else f"Done: {note}")
+    return "\n".join(told) or "Done."
+
+
+def yes_or_no(words: str) -> str | None:
+    lowered = words.lower().strip()
+    if lowered.startswith("go ahead"):
+        return "yes"
+    tokens = re.findall(r"[a-z']+", lowered)
+    if not tokens or len(tokens) > 6:
+        return None
+    if tokens[0] in _YES:
+        return "yes"
+    if tokens[0] in _NO:
+        return "no"
+    return None
+
+
+def section(system: str, heading: str) -> list[str]:
+    """The lines under a `## ` heading of the system prompt, up to the next heading."""
+    lines: list[str] = []
+    inside = False
+    for line in system.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            inside = stripped.lower() == heading.lower()
+            continue
+        if inside and stripped:
+            lines.append(stripped)
+    return lines
+
+
+def open_items(system: str) -> list[tuple[str, str, str]]:
+    """(kind, id, text) of each open item, oldest first."""
+    found = []
+    for line in section(system, t.PINNED_HEADING):
+        match = _PROMISE_LINE.match(line)
+        if match:
+            found.append((match.group(1).lower(), match.group(2), match.group(3)))
+    return found
+
+
+def remembered(system: str) -> list[str]:
+    return [line[1:].strip() for line in section(system, t.MEMORY_HEADING) if line.startswith("-")]
+
+
+def recall_answer(asked: str, system: str) -> str:
+    wanted = content_words(asked)
+    best, overlap = "", 0
+    for item in remembered(system):
+        shared = len(wanted & content_words(item))
+        if shared > overlap:
+            best, overlap = item, shared
+    if not best:
+        return "I don't know that yet. If you tell me, I'll remember it."
+    return f'Here\'s what I remember: "{best}".'
+
+
+def after_tools(turn: Turn) -> str:
+    """The short answer once the main conversation's tool calls have their results."""
+    by_name = {call.get("name"): call for call in turn.calls}
+
+    def failed(name: str) -> bool:
+        return turn.results.get(by_name[name].get("id", ""), ("", False))[1]
+
+    if t.START_WORK in by_name:
+        if failed(t.START_WORK):
+            return "I couldn't start on that just now. Please try again in a moment."
+        return ON_IT
+    if t.ANSWER_APPROVAL in by_name:
+        if failed(t.ANSWER_APPROVAL):
+            return "I couldn't pass that on just now. Please try again."
+        yes = by_name[t.ANSWER_APPROVAL].get("input", {}).get("answer") == "yes"
+        return "All right, I'll go ahead." if yes else "All right, I won't."
+    if t.KEEP_PROMISE in by_name:
+        return "Good, that's taken care of."
+    if t.RECORD_PROMISE in by_name:
+        return "I'll keep that in mind."
+    return "All right."
+
+
+# --- work sessions ---------------------------------------------------------------------------
+
+
+def work_step(request: str, offered: Collection[str], ids: _ToolIds) -> list[dict]:
+    """The one tool call a request needs."""
+    words = strip_lead(request)
+    if not words:
+        return [_text("There is nothing to work on yet.")]
+    name, tool_input = plan(words)
+    if name not in offered:
+        return [_text(f"I can't do that from here: {shorten(squash(request), 120)}")]
+    return [ids.call(name, tool_input)]
+
+
+def plan(words: str) -> tuple[str, dict]:
+    email = _EMAIL.match(words)
+    if email:
+        body = squash(email.group("text")).strip("\"'“”‘’ ")
+        subject = shorten(first_sentence(body, 60).rstrip(".!?"), 60)
+        return t.SEND_EMAIL, {"to": email.group("to"), "subject": subject, "body": body}
+    calculate = _CALCULATE.match(words)
+    if calculate:
+        return t.RUN_PYTHON, {"code": f"print({calculate.group('expr').strip().rstrip('?!.= ')})"}
+    write = _WRITE.match(words)
+    if write:
+        name, content = document(write.group("kind").lower(), write.group("rest"))
+        return t.WRITE_DOCUMENT, {"name": name, "content": content}
+    url = _URL.search(words)
+    if url:
+        return t.FETCH_PAGE, {"url": url.group(0).rstrip(".,;:!?")}
+    query = _SEARCH_VERB.sub("", words, count=1).strip().rstrip("?.!") or words
+    return t.WEB_SEARCH, {"query": squash(query)}
+
+
+def document(kind: str, rest: str) -> tuple[str, str]:
+    """A file name and content for `write a note/list ...`: the words before a colon name it,
+    the words after it are the body (all of them when there is no colon)."""
+    rest = rest.strip()
+    title, colon, body = rest.partition(":")
+    if not colon:
+        title, body = " ".join(rest.split()[:5]), rest
+    slug = re.findall(r"[a-z0-9]+", title.lower())[:6]
+    name = "-".join([kind, *slug])[:60].rstrip("-") + ".md"
+    heading = " ".join([kind.capitalize(), squash(title)]).strip()
+    if kind == "list":
+        items = [i.strip(" .") for i in re.split(r",|;|\n|\band\b", body) if i.strip(" .")]
+        text = "\n".join(f"- {item}" for item in items)
+    else:
+        text = body.strip()
+    return name, f"# {heading}\n\n{text}\n"
+
+
+def work_result(turn: Turn) -> str:
+    """What a work session reports once its tool call has a result. Tool results are data:
+    only quoted, never followed."""
+    call = next((c for c in turn.calls if c.get("id") in turn.results), None)
+    if call is None:
+        return "I couldn't finish that: no result came back."
+    result, failed = turn.results[call["id"]]
+    tool_input = call.get("input") or {}
+    report = _REPORTS.get(call.get("name", ""))
+    if report is None:
+        return "Done." if not failed else "That didn't work."
+    return report(tool_input, result, failed)
+
+
+def _page_report(tool_input: dict, result: str, failed: bool) -> str:
+    url = tool_input.get("url", "the page")
+    page = json_object(result)
+    if failed or page is None:
+        return f"I couldn't open {url}."
+    title = squash(str(page.get("title") or "")) or url
+    sentence = first_sentence(str(page.get("text") or "")) or "the page has no text."
+    return f'"{title}": {sentence}'
+
+
+def _python_report(tool_input: dict, result: str, failed: bool) -> str:
+    code = tool_input.get("code", "")
+    expr = code[6:-1] if code.startswith("print(") and code.endswith(")") else code
+    run = json_object(result)
+    output = str(run.get("stdout", "")) if run else result
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if failed or (run and run.get("exit_code", 0) != 0) or not lines:
+        return f"I couldn't calculate {expr}."
+    return f"The result of {expr} is {lines[-1]}."
+
+
+def _document_report(tool_input: dict, result: str, failed: bool) -> str:
+    saved = json_object(result) or {}
+    name = str(saved.get("name") or tool_input.get("name", "the document"))
+    if failed:
+        return f'I couldn\'t write "{name}".'
+    kind = "list" if str(tool_input.get("content", "")).startswith("# List") else "note"
+    return f'I wrote the {kind} "{name}" and put it in your documents.'
+
+
+def _email_report(tool_input: dict, result: str, failed: bool) -> str:
+    reply = json_object(result)
+    sent = not failed and (
+        reply.get("sent") is True if reply and "sent" in reply else "not sent" not in result.lower()
+    )
+    return (
+        f"Sent the email to {tool_input.get('to', 'them')}."
+        if sent
+        else ("I didn't send the email.")
+    )
+
+
+def _search_report(tool_input: dict, result: str, failed: bool) -> str:
+    query = tool_input.get("query", "")
+    if failed:
+        return f'I couldn\'t search for "{query}" just now.'
+    found = json_object(result)
+    hits = found.get("results") if found else None
+    top = next((h for h in hits or [] if isinstance(h, dict)), None)
+    if top is None:
+        return f'I found nothing for "{query}".'
+    title = squash(str(top.get("title") or "")) or "a page"
+    summary = first_sentence(str(top.get("snippet") or ""))
+    where = f" ({top['url']})" if top.get("url") else ""
+    ending = f": {summary}" if summary else "."
+    return f'The top result for "{query}" is "{title}"{where}{ending}'
+
+
+_REPORTS = {
+    t.FETCH_PAGE: _page_report,
+    t.RUN_PYTHON: _python_report,
+    t.WRITE_DOCUMENT: _document_report,
+    t.SEND_EMAIL: _email_report,
+    t.WEB_SEARCH: _search_report,
+}

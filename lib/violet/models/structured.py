@@ -1,0 +1,213 @@
+"""The strict structured calls on the fast model: the fold, the routing pick, the memory origin.
+
+Each is one forced tool call with a strict schema built for its inputs. The prompt ends with the
+inputs as JSON between `<input>` and `</input>` lines, which both a real model and the offline
+model read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from violet.models.base import ModelClient
+
+FOLD = "fold"
+PICK = "pick"
+ORIGIN = "origin"
+
+SUMMARY_MAX_CHARS = 1000
+PICK_THRESHOLD = 0.5
+NEW = "new"
+
+_INPUT_START = "<input>\n"
+_INPUT_END = "\n</input>"
+
+
+@dataclass
+class Fold:
+    summary: str
+    open_promises: list[str]
+    kept: list[str]
+
+
+@dataclass
+class Candidate:
+    id: str
+    description: str
+    score: float
+
+
+@dataclass
+class Pick:
+    choice: str
+    confidence: float
+    reason: str
+
+
+@dataclass
+class OriginItem:
+    text: str
+    origin: Literal["you", "violet"]
+    quote: str
+
+
+def with_input(instructions: str, data: dict) -> str:
+    """The prompt: instructions, then the inputs as JSON (one line, so no line of it can end
+    the block early)."""
+    return f"{instructions}\n\n{_INPUT_START}{json.dumps(data, ensure_ascii=False)}{_INPUT_END}"
+
+
+def read_input(prompt: str) -> dict:
+    """The inputs of a prompt made by `with_input`; raises ValueError on any other prompt."""
+    start = prompt.index(_INPUT_START) + len(_INPUT_START)
+    end = prompt.rindex(_INPUT_END)
+    data = json.loads(prompt[start:end])
+    if not isinstance(data, dict):
+        raise ValueError("the input block is not a JSON object")
+    return data
+
+
+def _object(**properties: dict) -> dict:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _promise_list(promises: list[str], description: str) -> dict:
+    # An empty enum is not a schema, so with no promises the list must stay empty.
+    if promises:
+        return {
+            "type": "array",
+            "items": {"type": "string", "enum": promises},
+            "description": description,
+        }
+    return {"type": "array", "items": {"type": "string"}, "maxItems": 0, "description": description}
+
+
+def fold_schema(open_promises: list[str]) -> dict:
+    return _object(
+        summary={
+            "type": "string",
+            "maxLength": SUMMARY_MAX_CHARS,
+            "description": "The new summary of the whole conversation so far.",
+        },
+        open_promises=_promise_list(open_promises, "The promises still open, verbatim."),
+        kept=_promise_list(open_promises, "The promises the conversation shows as done."),
+    )
+
+
+def pick_schema(candidate_ids: list[str]) -> dict:
+    return _object(
+        choice={
+            "type": "string",
+            "enum": [*dict.fromkeys(candidate_ids), NEW],
+            "description": f'The id of the topic the request continues, or "{NEW}".',
+        },
+        confidence={"type": "number", "minimum": 0, "maximum": 1},
+        reason={"type": "string", "description": "Why, in one short sentence."},
+    )
+
+
+def origin_schema(with_result: bool) -> dict:
+    origins = ["you", "violet"] if with_result else ["you"]
+    item = _object(
+        text={"type": "string", "description": "The fact, in a short sentence."},
+        origin={"type": "string", "enum": origins},
+        quote={"type": "string", "description": "The exact words that show it, copied."},
+    )
+    return _object(items={"type": "array", "items": item})
+
+
+FOLD_INSTRUCTIONS = (
+    "You keep the running summary of a long conversation between a person and Violet, their "
+    "assistant. Fold the new lines into the previous summary: keep what matters later (facts, "
+    "decisions, requests and their outcomes), drop small talk, stay within "
+    f"{SUMMARY_MAX_CHARS} characters. Of the open promises, list the ones still open and the "
+    "ones a later line of Violet's shows as done, each copied exactly."
+)
+PICK_INSTRUCTIONS = (
+    "A person made a request. Decide which of their ongoing topics it continues, or whether it "
+    f'is new work ("{NEW}"). Each candidate has a similarity score from a first search. Answer '
+    "with the topic's id, your confidence from 0 to 1, and a short reason."
+)
+ORIGIN_INSTRUCTIONS = (
+    "Find what is worth remembering about the person in this exchange. Take facts only from the "
+    "person's own message (origin \"you\"), never from Violet's answer; when a confirmed result "
+    'is given, also keep that result (origin "violet"). For each item copy the exact words '
+    "that show it as the quote. Return no items when there is nothing to keep."
+)
+
+
+async def fold(
+    client: ModelClient,
+    *,
+    previous_summary: str,
+    lines: list[tuple[str, str]],
+    open_promises: list[str],
+    person: str,
+) -> Fold:
+    """`lines` are (speaker, text) with speaker "person" or "violet", oldest first."""
+    promises = list(dict.fromkeys(open_promises))
+    data = {
+        "previous_summary": previous_summary,
+        "open_promises": promises,
+        "lines": [{"speaker": speaker, "text": text} for speaker, text in lines],
+    }
+    answer = await client.structured(
+        name=FOLD,
+        description="Record the new summary and the state of the open promises.",
+        schema=fold_schema(promises),
+        prompt=with_input(FOLD_INSTRUCTIONS, data),
+        person=person,
+    )
+    return Fold(answer["summary"], list(answer["open_promises"]), list(answer["kept"]))
+
+
+async def pick(
+    client: ModelClient, *, request: str, candidates: list[Candidate], person: str
+) -> Pick:
+    if not candidates:
+        return Pick(NEW, 1.0, "no candidates")
+    data = {
+        "request": request,
+        "candidates": [
+            {"id": c.id, "description": c.description, "score": round(c.score, 4)}
+            for c in candidates
+        ],
+    }
+    answer = await client.structured(
+        name=PICK,
+        description="Record which topic the request continues.",
+        schema=pick_schema([c.id for c in candidates]),
+        prompt=with_input(PICK_INSTRUCTIONS, data),
+        person=person,
+    )
+    return Pick(answer["choice"], float(answer["confidence"]), answer["reason"])
+
+
+async def origin(
+    client: ModelClient,
+    *,
+    person_message: str,
+    violet_answer: str,
+    confirmed_result: str | None,
+    person: str,
+) -> list[OriginItem]:
+    data = {
+        "person_message": person_message,
+        "violet_answer": violet_answer,
+        "confirmed_result": confirmed_result,
+    }
+    answer = await client.structured(
+        name=ORIGIN,
+        description="Record the items worth remembering, each with its origin and quote.",
+        schema=origin_schema(confirmed_result is not None),
+        prompt=with_input(ORIGIN_INSTRUCTIONS, data),
+        person=person,
+    )
+    return [OriginItem(i["text"], i["origin"], i["quote"]) for i in answer["items"]]

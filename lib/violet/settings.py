@@ -1,0 +1,87 @@
+"""Typed settings from environment variables, validated at start.
+
+Each service declares one settings class deriving from `CommonSettings`; a wrong value stops the
+service at start with a message that names the variable and what it accepts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_ADDRESSES = {
+    "gateway": "127.0.0.1:8080",
+    "session": "127.0.0.1:50051",
+    "router": "127.0.0.1:50052",
+    "memory": "127.0.0.1:50053",
+    "worker": "127.0.0.1:50054",
+}
+
+MIN_SECRET_CHARS = 32
+
+
+class CommonSettings(BaseSettings):
+    """Settings every service reads. Environment variable names are `VIOLET_` + the field name."""
+
+    model_config = SettingsConfigDict(env_prefix="VIOLET_", extra="ignore", frozen=True)
+
+    home: Path = Field(default=Path("var"), description="Folder for all local state.")
+    secret: str = Field(
+        default="", repr=False, description="Token signing secret; generated in home if empty."
+    )
+    log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$")
+    listen_addr: str = Field(
+        default="", description="Where this service binds; default its address."
+    )
+    gateway_addr: str = DEFAULT_ADDRESSES["gateway"]
+    session_addr: str = DEFAULT_ADDRESSES["session"]
+    router_addr: str = DEFAULT_ADDRESSES["router"]
+    memory_addr: str = DEFAULT_ADDRESSES["memory"]
+    worker_addr: str = DEFAULT_ADDRESSES["worker"]
+    database_url: str = Field(default="", description="SQLAlchemy URL; default SQLite in home.")
+    rpc_timeout_s: float = Field(default=30.0, gt=0)
+    drain_s: float = Field(default=10.0, ge=0, description="Grace period for in-flight calls.")
+    anthropic_api_key: str = Field(
+        default="", validation_alias=AliasChoices("ANTHROPIC_API_KEY"), repr=False
+    )
+    anthropic_base_url: str = Field(default="", validation_alias=AliasChoices("ANTHROPIC_BASE_URL"))
+    main_model: str = Field(default="", description="Main model name; empty for the default.")
+    fast_model: str = Field(default="", description="Fast model name; empty for the default.")
+
+    @field_validator("secret")
+    @classmethod
+    def secret_long_enough(cls, value: str) -> str:
+        if value and len(value) < MIN_SECRET_CHARS:
+            raise ValueError(f"the secret needs at least {MIN_SECRET_CHARS} characters")
+        return value
+
+    def address_of(self, service: str) -> str:
+        return getattr(self, f"{service}_addr")
+
+    def bind_address(self, service: str) -> str:
+        return self.listen_addr or self.address_of(service)
+
+
+S = TypeVar("S", bound=CommonSettings)
+
+
+class SettingsError(SystemExit):
+    """Raised at start when the environment holds a value the service cannot use."""
+
+
+def load_settings(cls: type[S]) -> S:
+    """Reads `cls` from the environment, or stops with one plain line per wrong variable."""
+    try:
+        return cls()
+    except ValidationError as error:
+        lines = []
+        for problem in error.errors():
+            field = str(problem["loc"][0]) if problem["loc"] else "?"
+            lines.append(f"VIOLET_{field.upper()}: {problem['msg']}")
+        message = "Violet cannot start; fix these settings:\n  " + "\n  ".join(lines)
+        print(message, file=sys.stderr)
+        raise SettingsError(2) from None

@@ -1,0 +1,40 @@
+"""`python -m gateway` serves the phone protocol and the health check."""
+
+from __future__ import annotations
+
+import asyncio
+
+import uvicorn
+
+from gateway.app import create_app
+from gateway.settings import GatewaySettings
+from violet.channels import Peers
+from violet.logs import setup_logging
+from violet.settings import load_settings
+
+NAME = "gateway"
+# Past the protocol's 64 KiB, so an oversized frame gets a plain `bad_frame`, not a dropped socket.
+WS_MAX_BYTES = 1024 * 1024
+
+
+def main() -> None:
+    settings = load_settings(GatewaySettings)
+    setup_logging(NAME, settings.log_level)
+    peers = Peers(
+        {name: settings.address_of(name) for name in ("session", "memory")}, settings.rpc_timeout_s
+    )
+    host, _, port = settings.bind_address(NAME).rpartition(":")
+    config = uvicorn.Config(
+        create_app(settings, peers),
+        host=host,
+        port=int(port),
+        ws_max_size=WS_MAX_BYTES,
+        log_config=None,
+        timeout_graceful_shutdown=int(settings.drain_s),
+        lifespan="on",
+    )
+    asyncio.run(uvicorn.Server(config).serve())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""`python -m session` serves the main session; `python -m session migrate` only migrates."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from collections.abc import AsyncIterator
+
+from session.feed import Feed
+from session.runner import TurnRunner
+from session.service import SessionService
+from session.settings import SessionSettings
+from session.transcript import Transcript
+from session.turn import MainSession
+from session.turn_lock import TurnLock
+from violet import database
+from violet.identity import resolve_secret
+from violet.models import make_model_client
+from violet.server import Hosted, run
+from violet.v1 import session_pb2, session_pb2_grpc
+
+NAME = "session"
+
+
+def migrate(settings: SessionSettings) -> None:
+    database.migrate(
+        database.sync_url(settings, NAME), "session.migrations", "alembic_version_session"
+    )
+
+
+@contextlib.asynccontextmanager
+async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
+    url = database.sync_url(settings, NAME)
+    engine = database.open_engine(url)
+    sessions = database.sessionmaker(engine)
+    replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
+    feed = Feed(settings.poll_s)
+    transcript = Transcript(sessions, notify=database.is_postgres(url))
+    model = make_model_client(
+        api_key=settings.anthropic_api_key,
+        base_url=settings.anthropic_base_url,
+        main_model=settings.main_model,
+        fast_model=settings.fast_model,
+    )
+    main = MainSession(model, transcript, settings.window)
+    runner = TurnRunner(
+        transcript, TurnLock(sessions, replica, settings.lock_lease_s), main, feed, replica
+    )
+    secret = resolve_secret(settings.secret, settings.home)
+    service = SessionService(transcript, runner, feed, secret)
+    background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
+    if database.is_postgres(url):
+        background.append(asyncio.create_task(feed.listen_postgres(url)))
+
+    def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+        session_pb2_grpc.add_SessionServicer_to_server(service, server)
+        return [session_pb2.DESCRIPTOR.services_by_name["Session"].full_name]
+
+    try:
+        yield Hosted(register, on_drain=feed.close)
+    finally:
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        await runner.stop(settings.drain_s)
+        await engine.dispose()
+
+
+def main() -> None:
+    run(NAME, SessionSettings, resources, migrate)
+
+
+if __name__ == "__main__":
+    main()

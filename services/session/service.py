@@ -1,0 +1,73 @@
+"""The session service's gRPC face: open the conversation, say, follow."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from session.feed import Feed
+from session.runner import TurnRunner
+from session.transcript import Message, Transcript
+from violet.identity import authenticate
+from violet.v1 import session_pb2, session_pb2_grpc
+
+MAX_TEXT = 8_000
+
+
+def to_event(message: Message) -> session_pb2.ConversationEvent:
+    at = Timestamp()
+    at.FromDatetime(message.at)
+    return session_pb2.ConversationEvent(
+        message=session_pb2.ConversationMessage(
+            seq=message.seq,
+            author=message.author,
+            text=message.text,
+            at=at,
+            reply_to=message.reply_to if message.author == "violet" and message.reply_to else "",
+        )
+    )
+
+
+class SessionService(session_pb2_grpc.SessionServicer):
+    def __init__(self, transcript: Transcript, runner: TurnRunner, feed: Feed, secret: str) -> None:
+        self._transcript = transcript
+        self._runner = runner
+        self._feed = feed
+        self._secret = secret
+
+    async def Open(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        conversation = await self._transcript.conversation_of(identity.person)
+        seq = await self._transcript.last_seq(conversation)
+        return session_pb2.OpenReply(conversation=conversation.id, seq=seq)
+
+    async def Say(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        if not request.client_id:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a message needs an id")
+        if not request.text.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the message is empty")
+        if len(request.text) > MAX_TEXT:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"a message holds at most {MAX_TEXT} characters"
+            )
+        conversation = await self._transcript.conversation_of(identity.person)
+        appended = await self._transcript.append_say(conversation, request.client_id, request.text)
+        self._feed.publish(conversation.id)
+        self._runner.schedule(conversation)
+        return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
+
+    async def Follow(  # type: ignore[no-untyped-def]
+        self, request, context
+    ) -> AsyncIterator[session_pb2.ConversationEvent]:
+        identity = await authenticate(context, self._secret)
+        conversation = await self._transcript.conversation_of(identity.person)
+        last = request.since
+        while not self._feed.closed:
+            signal = self._feed.signal(conversation.id)
+            for message in await self._transcript.since(conversation.id, last):
+                yield to_event(message)
+                last = message.seq
+            await self._feed.wait(signal)

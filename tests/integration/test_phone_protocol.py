@@ -1,0 +1,187 @@
+"""The phone protocol of CONTRACTS section 4, spoken over a real websocket to real services."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import uuid
+
+import httpx
+import pytest
+import websockets
+
+from tests.support.device import Device
+from tests.support.stack import Stack
+
+INTERNAL_WORDS = re.compile(
+    r"\b(route|router|candidate|card|work session|tool|fold|summary|pinned|m_[0-9a-f]{16})\b",
+    re.IGNORECASE,
+)
+ALLOWED_KEYS = {
+    "welcome": {"type", "conversation", "seq"},
+    "ack": {"type", "id", "seq"},
+    "message": {"type", "seq", "from", "text", "at", "reply_to"},
+    "activity": {"type", "text"},
+    "memory": {"type", "items"},
+    "error": {"type", "code", "text"},
+}
+
+
+def person() -> str:
+    return "person-" + uuid.uuid4().hex[:8]
+
+
+def assert_frames_leak_nothing(frames: list[dict]) -> None:
+    for frame in frames:
+        assert set(frame) <= ALLOWED_KEYS[frame["type"]], frame
+        if frame["type"] in ("message", "activity", "error"):
+            assert not INTERNAL_WORDS.search(frame["text"]), frame
+
+
+async def test_a_say_is_acked_stored_and_answered(stack: Stack) -> None:
+    device, welcome = await Device.open(stack.live_url, stack.token(person()))
+    assert welcome["seq"] == 0 and welcome["conversation"]
+
+    message_id = await device.say("Hi Violet, how are you today?")
+    ack = await device.until(lambda f: f["type"] == "ack")
+    answer = await device.answer_to(message_id)
+
+    own = next(f for f in device.seen if f["type"] == "message" and f["from"] == "you")
+    assert ack == {"type": "ack", "id": message_id, "seq": own["seq"]}
+    assert own["text"] == "Hi Violet, how are you today?"
+    assert answer["from"] == "violet" and answer["seq"] > ack["seq"] and answer["text"]
+    assert answer["at"].endswith("Z")
+    assert_frames_leak_nothing(device.seen)
+    await device.close()
+
+
+async def test_a_second_device_replays_history_then_sees_new_messages(stack: Stack) -> None:
+    token = stack.token(person())
+    phone, welcome = await Device.open(stack.live_url, token)
+    await phone.ask("Good morning!")
+    await phone.ask("What a lovely day.")
+
+    laptop, laptop_welcome = await Device.open(stack.live_url, token)
+    assert laptop_welcome["conversation"] == welcome["conversation"]
+    assert laptop_welcome["seq"] == 4
+    history = [await laptop.next() for _ in range(4)]
+    assert [f["seq"] for f in history] == [1, 2, 3, 4]
+    assert [f["from"] for f in history] == ["you", "violet", "you", "violet"]
+
+    message_id = await laptop.say("Talk to you later")
+    on_phone = await phone.answer_to(message_id)
+    on_laptop = await laptop.answer_to(message_id)
+    assert on_phone == on_laptop
+    assert any(f["type"] == "message" and f["text"] == "Talk to you later" for f in phone.seen)
+    assert not any(f["type"] == "ack" for f in phone.seen[-3:] if f.get("id") == message_id)
+
+    tablet, _ = await Device.open(stack.live_url, token, since=5)
+    replay = await tablet.next()
+    assert replay["seq"] == 6
+    for device in (phone, laptop, tablet):
+        assert_frames_leak_nothing(device.seen)
+        await device.close()
+
+
+async def test_the_same_say_id_twice_gives_one_answer(stack: Stack) -> None:
+    device, _ = await Device.open(stack.live_url, stack.token(person()))
+    await device.say("Remind me what day it is", message_id="retry-1")
+    await device.say("Remind me what day it is", message_id="retry-1")
+    first_ack = await device.until(lambda f: f["type"] == "ack")
+    second_ack = await device.until(lambda f: f["type"] == "ack")
+    assert first_ack["seq"] == second_ack["seq"]
+    await device.answer_to("retry-1")
+
+    marker = await device.say("And one more thing")
+    await device.answer_to(marker)
+    answers = [f for f in device.seen if f["type"] == "message" and f.get("reply_to") == "retry-1"]
+    assert len(answers) == 1
+    await device.close()
+
+
+async def test_a_wrong_token_is_unauthorized_and_the_socket_closes(stack: Stack) -> None:
+    device = await Device.connect(stack.live_url)
+    await device.send({"type": "hello", "token": "not-a-token", "since": 0})
+    refusal = await device.next()
+    assert refusal["type"] == "error" and refusal["code"] == "unauthorized"
+    with pytest.raises(websockets.ConnectionClosed):
+        await device.next()
+
+
+async def test_a_token_from_another_secret_is_unauthorized(stack: Stack) -> None:
+    from violet.identity import issue_token
+
+    device = await Device.connect(stack.live_url)
+    await device.send({"type": "hello", "token": issue_token("mallory", "a-different-secret-of-enough-length-0123"), "since": 0})
+    assert (await device.next())["code"] == "unauthorized"
+
+
+async def test_an_expired_token_is_unauthorized(stack: Stack) -> None:
+    from violet.identity import issue_token
+
+    device = await Device.connect(stack.live_url)
+    expired = issue_token("someone", stack.secret, ttl_s=-10)
+    await device.send({"type": "hello", "token": expired, "since": 0})
+    assert (await device.next())["code"] == "unauthorized"
+
+
+async def test_a_frame_before_hello_is_refused(stack: Stack) -> None:
+    device = await Device.connect(stack.live_url)
+    await device.send({"type": "say", "id": "1", "text": "hi"})
+    refusal = await device.next()
+    assert refusal["type"] == "error" and refusal["code"] == "unauthorized"
+
+
+async def test_bad_frames_get_plain_errors_and_the_socket_stays_open(stack: Stack) -> None:
+    device, _ = await Device.open(stack.live_url, stack.token(person()))
+    await device.send("this is not json")
+    assert (await device.next())["code"] == "bad_frame"
+    await device.send(json.dumps([1, 2, 3]))
+    assert (await device.next())["code"] == "bad_frame"
+    await device.send({"type": "teleport"})
+    assert (await device.next())["code"] == "bad_frame"
+    await device.send({"type": "say", "id": "x", "text": "a" * 70_000})
+    oversized = await device.next()
+    assert oversized["code"] == "bad_frame" and "64 KiB" in oversized["text"]
+    assert (await device.ask("Still there?"))["from"] == "violet"
+    assert_frames_leak_nothing(device.seen)
+
+
+async def test_too_long_text_is_refused_and_nothing_is_stored(stack: Stack) -> None:
+    token = stack.token(person())
+    device, _ = await Device.open(stack.live_url, token)
+    await device.say("x" * 8_001, message_id="long")
+    refusal = await device.next()
+    assert refusal == {"type": "error", "code": "too_long", "text": refusal["text"]}
+    assert "8,000" in refusal["text"]
+
+    fine = await device.say("y" * 8_000)
+    await device.answer_to(fine)
+    again, welcome = await Device.open(stack.live_url, token)
+    assert welcome["seq"] == 2  # only the accepted message and its answer
+
+
+async def test_a_burst_of_says_is_rate_limited_in_plain_words(stack: Stack) -> None:
+    device, _ = await Device.open(stack.live_url, stack.token(person()))
+    for number in range(12):
+        await device.say(f"message {number}")
+    refusal = await device.until(lambda f: f["type"] == "error", timeout=30)
+    assert refusal["code"] == "rate_limited" and "wait" in refusal["text"]
+
+
+async def test_healthz_reports_what_the_gateway_needs(stack: Stack) -> None:
+    async with httpx.AsyncClient() as client:
+        answer = await client.get(stack.http_url + "/healthz")
+    assert answer.status_code == 200
+    assert answer.json() == {"session": "up", "memory": "up"}
+
+
+async def test_many_devices_of_one_person_all_receive_every_message(stack: Stack) -> None:
+    token = stack.token(person())
+    devices = [(await Device.open(stack.live_url, token))[0] for _ in range(3)]
+    message_id = await devices[0].say("Hello everyone")
+    answers = await asyncio.gather(*(device.answer_to(message_id) for device in devices))
+    assert len({answer["seq"] for answer in answers}) == 1
+    for device in devices:
+        await device.close()

@@ -1,0 +1,62 @@
+"""A phone, as the tests see it: a websocket that speaks the phone protocol."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import websockets
+
+FRAME_TIMEOUT_S = 20.0
+
+
+class Device:
+    def __init__(self, socket: websockets.ClientConnection) -> None:
+        self.socket = socket
+        self.seen: list[dict[str, Any]] = []
+
+    @classmethod
+    async def connect(cls, url: str) -> Device:
+        return cls(await websockets.connect(url, max_size=2**22))
+
+    @classmethod
+    async def open(cls, url: str, token: str, since: int = 0) -> tuple[Device, dict[str, Any]]:
+        device = await cls.connect(url)
+        await device.send({"type": "hello", "token": token, "since": since})
+        welcome = await device.next()
+        assert welcome["type"] == "welcome", welcome
+        return device, welcome
+
+    async def send(self, frame: dict[str, Any] | str) -> None:
+        await self.socket.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+    async def say(self, text: str, message_id: str | None = None) -> str:
+        message_id = message_id or uuid.uuid4().hex
+        await self.send({"type": "say", "id": message_id, "text": text})
+        return message_id
+
+    async def next(self, timeout: float = FRAME_TIMEOUT_S) -> dict[str, Any]:
+        frame = json.loads(await asyncio.wait_for(self.socket.recv(), timeout))
+        self.seen.append(frame)
+        return frame
+
+    async def until(self, predicate, timeout: float = FRAME_TIMEOUT_S) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        """Reads frames until one matches; the skipped ones stay in `seen`."""
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.next(timeout)
+                if predicate(frame):
+                    return frame
+
+    async def answer_to(self, message_id: str, timeout: float = FRAME_TIMEOUT_S) -> dict[str, Any]:
+        return await self.until(
+            lambda f: f["type"] == "message" and f.get("reply_to") == message_id, timeout
+        )
+
+    async def ask(self, text: str) -> dict[str, Any]:
+        return await self.answer_to(await self.say(text))
+
+    async def close(self) -> None:
+        await self.socket.close()

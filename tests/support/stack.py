@@ -1,0 +1,121 @@
+"""Starts Violet's five services as real processes on free loopback ports, for tests."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import httpx
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from violet.identity import issue_token
+
+SERVICES = ("memory", "router", "worker", "session", "gateway")
+READY_TIMEOUT_S = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Stack:
+    home: Path
+    extra_env: dict[str, str] = field(default_factory=dict)
+    ports: dict[str, int] = field(default_factory=dict)
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+
+    def __post_init__(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / "logs").mkdir(exist_ok=True)
+        if not self.ports:
+            self.ports = {name: free_port() for name in SERVICES}
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("VIOLET_", "ANTHROPIC_"))}
+        env.update({f"VIOLET_{name.upper()}_ADDR": self.address(name) for name in SERVICES})
+        env.update(VIOLET_HOME=str(self.home), VIOLET_SECRET=self.secret, VIOLET_DRAIN_S="2")
+        env.update(self.extra_env)
+        return env
+
+    def address(self, service: str) -> str:
+        return f"127.0.0.1:{self.ports[service]}"
+
+    @property
+    def live_url(self) -> str:
+        return f"ws://{self.address('gateway')}/v1/live"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.address('gateway')}"
+
+    def token(self, person: str) -> str:
+        return issue_token(person, self.secret)
+
+    def start(self, *names: str, env: dict[str, str] | None = None) -> None:
+        for name in names or SERVICES:
+            log = (self.home / "logs" / f"{name}.log").open("ab")
+            self.processes[name] = subprocess.Popen(
+                [sys.executable, "-m", name],
+                env={**self.env, **(env or {})},
+                stdout=log,
+                stderr=log,
+            )
+        self.wait_ready(*(names or SERVICES))
+
+    def stop(self, *names: str) -> None:
+        for name in names or reversed(SERVICES):
+            process = self.processes.pop(name, None)
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+    def wait_ready(self, *names: str) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        pending = list(names)
+        while pending:
+            name = pending[0]
+            process = self.processes[name]
+            if process.poll() is not None:
+                raise RuntimeError(f"{name} exited at start:\n{self.log(name)[-3000:]}")
+            if self._healthy(name):
+                pending.pop(0)
+                continue
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{name} not ready in time:\n{self.log(name)[-3000:]}")
+            time.sleep(0.1)
+
+    def _healthy(self, name: str) -> bool:
+        if name == "gateway":
+            try:
+                return httpx.get(self.http_url + "/healthz", timeout=1).status_code == 200
+            except httpx.HTTPError:
+                return False
+        with grpc.insecure_channel(self.address(name)) as channel:
+            try:
+                answer = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=1
+                )
+            except grpc.RpcError:
+                return False
+            return answer.status == health_pb2.HealthCheckResponse.SERVING
+
+    def log(self, name: str) -> str:
+        path = self.home / "logs" / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""

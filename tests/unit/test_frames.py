@@ -1,0 +1,89 @@
+"""The gateway's frame rules: what a device may send, and the allow-list of what goes out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gateway import frames
+from gateway.frames import FrameError, Hello, MemoryRequest, Say
+
+
+def test_a_hello_carries_a_token_and_since() -> None:
+    assert frames.parse('{"type":"hello","token":"t","since":4}') == Hello("t", 4)
+    assert frames.parse('{"type":"hello","token":"t"}') == Hello("t", 0)
+
+
+@pytest.mark.parametrize("since", [-1, "3", 1.5, True])
+def test_since_must_be_a_whole_number(since: object) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(json.dumps({"type": "hello", "token": "t", "since": since}))
+    assert error.value.code == "bad_frame"
+
+
+def test_a_hello_without_token_is_unauthorized() -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse('{"type":"hello"}')
+    assert error.value.code == "unauthorized"
+
+
+def test_a_say_keeps_its_id_as_sent() -> None:
+    assert frames.parse('{"type":"say","id":7,"text":"hi"}') == Say(7, "hi")
+    assert frames.parse('{"type":"say","id":"a-1","text":"hi"}') == Say("a-1", "hi")
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "say", "text": "no id"},
+        {"type": "say", "id": "", "text": "empty id"},
+        {"type": "say", "id": True, "text": "bool id"},
+        {"type": "say", "id": "x" * 201, "text": "long id"},
+        {"type": "say", "id": "1", "text": "   "},
+        {"type": "say", "id": "1"},
+    ],
+)
+def test_a_malformed_say_is_a_bad_frame(frame: dict) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(json.dumps(frame))
+    assert error.value.code == "bad_frame"
+
+
+def test_text_over_8000_characters_is_too_long() -> None:
+    assert frames.parse(json.dumps({"type": "say", "id": "1", "text": "é" * 8000})).text
+    with pytest.raises(FrameError) as error:
+        frames.parse(json.dumps({"type": "say", "id": "1", "text": "a" * 8001}))
+    assert error.value.code == "too_long"
+
+
+@pytest.mark.parametrize("raw", ["not json", "[1]", '{"no":"type"}', '{"type":"dance"}', b"\xff"])
+def test_anything_else_is_a_bad_frame(raw: str | bytes) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(raw)
+    assert error.value.code == "bad_frame"
+
+
+def test_a_frame_over_64_kib_is_a_bad_frame_before_parsing() -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse("x" * (64 * 1024 + 1))
+    assert error.value.code == "bad_frame"
+
+
+def test_memory_frames() -> None:
+    assert frames.parse('{"type":"memory.list"}') == MemoryRequest("list")
+    assert frames.parse('{"type":"memory.forget","item":"i1"}') == MemoryRequest("forget", "i1")
+    assert frames.parse('{"type":"memory.restore","item":"i1"}') == MemoryRequest("restore", "i1")
+    assert frames.parse('{"type":"memory.forget_all"}') == MemoryRequest("forget_all")
+    with pytest.raises(FrameError):
+        frames.parse('{"type":"memory.forget"}')
+
+
+def test_outgoing_frames_refuse_keys_off_the_allow_list() -> None:
+    assert json.loads(frames.outgoing("ack", id="1", seq=3)) == {"type": "ack", "id": "1", "seq": 3}
+    with pytest.raises(ValueError):
+        frames.outgoing("message", seq=1, text="hi", trace_id="abc")
+    with pytest.raises(ValueError):
+        frames.outgoing("memory", items=[{"item": "1", "text": "x", "person": "p"}])
+    with pytest.raises(ValueError):
+        frames.error("oops", "not a contract code")

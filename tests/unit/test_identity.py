@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import pytest
+
+from violet.identity import Unauthorized, issue_token, resolve_secret, verify_token
+
+SECRET = "a-test-secret-that-is-long-enough-for-hs256"
+OTHER = "another-test-secret-long-enough-for-hs256!"
+
+
+def test_a_token_names_its_person() -> None:
+    assert verify_token(issue_token("ana", SECRET), SECRET).person == "ana"
+
+
+def test_a_token_signed_with_another_secret_is_refused() -> None:
+    with pytest.raises(Unauthorized):
+        verify_token(issue_token("ana", SECRET), OTHER)
+
+
+def test_an_expired_token_is_refused() -> None:
+    with pytest.raises(Unauthorized):
+        verify_token(issue_token("ana", SECRET, ttl_s=-1), SECRET)
+
+
+def test_an_empty_name_gets_no_token() -> None:
+    with pytest.raises(ValueError):
+        issue_token("  ", SECRET)
+
+
+def test_the_local_secret_is_made_once_and_kept(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    first = resolve_secret("", tmp_path)
+    assert first and resolve_secret("", tmp_path) == first
+    assert resolve_secret("given", tmp_path) == "given"
