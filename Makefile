@@ -6,7 +6,9 @@ STAMP := $(VENV)/.installed
 PROTOS := $(wildcard protos/violet/v1/*.proto)
 GENERATED := lib/violet/v1/.generated
 
-.PHONY: run test lint format protos install clean
+.PHONY: run test lint format protos install lock clean
+
+include deploy/images.mk
 
 run: install
 	$(BIN)/violet run
@@ -41,6 +43,14 @@ $(GENERATED): $(PROTOS) $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=lib --grpc_python_out=lib \
 		--pyi_out=lib $(PROTOS)
 	touch lib/violet/v1/__init__.py $@
+
+# The pinned runtime dependencies the container images install.
+lock:
+	rm -rf build/lock-venv
+	$(PYTHON) -m venv build/lock-venv
+	build/lock-venv/bin/python -m pip install --quiet .
+	build/lock-venv/bin/python -m pip freeze --exclude-editable | grep -v '^violet' > requirements.lock
+	rm -rf build/lock-venv
 
 clean:
 	rm -rf $(VENV) lib/violet/v1 .pytest_cache

@@ -1,0 +1,516 @@
+"""The Helm chart, rendered offline with each CI values file: strictly valid Kubernetes 1.32
+manifests, locked-down pods, and the wiring the architecture asks for."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+import kubernetes_validate
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CHART = REPO / "deploy" / "helm" / "violet"
+VALUES_DIR = REPO / "deploy" / "helm" / "values"
+VALUES_FILES = sorted(VALUES_DIR.glob("*.yaml"))
+KUBERNETES_VERSION = "1.32"
+RELEASE = "violet"
+NAMESPACE = "violet"
+SERVICES = {"gateway": 8080, "session": 50051, "router": 50052, "memory": 50053, "worker": 50054}
+GRPC_SERVICES = {name for name in SERVICES if name != "gateway"}
+MIGRATING = ["memory", "router", "session", "worker"]
+SECRET_KEYS = {"ANTHROPIC_API_KEY", "VIOLET_SECRET", "VIOLET_DATABASE_URL", "VIOLET_SMTP_URL"}
+POD_OWNERS = {"Deployment", "StatefulSet", "Job", "CronJob"}
+
+Manifest = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Rendered:
+    manifests: list[Manifest]
+
+    def of_kind(self, kind: str) -> list[Manifest]:
+        return [m for m in self.manifests if m["kind"] == kind]
+
+    def named(self, kind: str, name: str) -> Manifest:
+        matches = [m for m in self.of_kind(kind) if m["metadata"]["name"] == name]
+        assert matches, f"no {kind} {name}; the chart made {self.names(kind)}"
+        return matches[0]
+
+    def names(self, kind: str) -> set[str]:
+        return {m["metadata"]["name"] for m in self.of_kind(kind)}
+
+    def pods(self) -> Iterator[tuple[str, Manifest]]:
+        """(owner's kind/name, pod template) for every workload."""
+        for manifest in self.manifests:
+            if manifest["kind"] not in POD_OWNERS:
+                continue
+            spec = manifest["spec"]
+            if manifest["kind"] == "CronJob":
+                spec = spec["jobTemplate"]["spec"]
+            yield f"{manifest['kind']}/{manifest['metadata']['name']}", spec["template"]
+
+    def deployment(self, component: str) -> Manifest:
+        return self.named("Deployment", f"{RELEASE}-{component}")
+
+    def config(self) -> dict[str, str]:
+        """The settings every component reads (not the migration hook's copy)."""
+        [shared] = [
+            m for m in self.of_kind("ConfigMap") if m["metadata"]["name"].endswith("violet")
+        ]
+        return shared["data"]
+
+
+def containers(pod_spec: Manifest) -> list[Manifest]:
+    return [*pod_spec.get("initContainers", []), *pod_spec["containers"]]
+
+
+def env_of(container: Manifest) -> dict[str, Manifest]:
+    return {entry["name"]: entry for entry in container.get("env", [])}
+
+
+def decoded(secret: Manifest) -> dict[str, str]:
+    return {key: base64.b64decode(value).decode() for key, value in secret["data"].items()}
+
+
+def hook_weight(manifest: Manifest) -> int:
+    return int(manifest["metadata"]["annotations"]["helm.sh/hook-weight"])
+
+
+def hooks_of(manifest: Manifest) -> set[str]:
+    annotations = manifest["metadata"].get("annotations") or {}
+    return set(filter(None, annotations.get("helm.sh/hook", "").split(",")))
+
+
+def merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    result = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def values_file(name: str) -> dict[str, Any]:
+    return yaml.safe_load((VALUES_DIR / f"{name}.yaml").read_text()) or {}
+
+
+@cache
+def loaded_chart() -> helm.Chart:
+    return helm.Chart.load(CHART)
+
+
+def parsed(templates: dict[str, str]) -> Rendered:
+    return Rendered(
+        [
+            document
+            for path, text in sorted(templates.items())
+            if path.endswith(".yaml")
+            for document in yaml.safe_load_all(text)
+            if document
+        ]
+    )
+
+
+@cache
+def _render(values_json: str) -> Rendered:
+    return parsed(loaded_chart().render(json.loads(values_json), name=RELEASE, namespace=NAMESPACE))
+
+
+def render(values: dict[str, Any]) -> Rendered:
+    return _render(json.dumps(values, sort_keys=True))
+
+
+@pytest.fixture(params=VALUES_FILES, ids=[path.stem for path in VALUES_FILES])
+def values(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return values_file(request.param.stem)
+
+
+@pytest.fixture
+def rendered(values: dict[str, Any]) -> Rendered:
+    return render(values)
+
+
+def test_ci_renders_defaults_external_databases_and_everything() -> None:
+    assert {path.stem for path in VALUES_FILES} >= {"defaults", "external", "everything"}
+
+
+def test_chart_lints_strictly(values: dict[str, Any]) -> None:
+    report = helm.lint(CHART, values, strict=True, kube_version=f"v{KUBERNETES_VERSION}.0")
+    problems = [m for m in report["messages"] if m["severity"] >= 2]
+    assert not report["errors"] and not problems, report
+
+
+def test_every_manifest_is_valid_kubernetes_strictly(rendered: Rendered) -> None:
+    failures = []
+    for manifest in rendered.manifests:
+        try:
+            kubernetes_validate.validate(manifest, KUBERNETES_VERSION, strict=True)
+        except kubernetes_validate.ValidationError as error:
+            path = ".".join(str(part) for part in error.path)
+            failures.append(f"{manifest['kind']}/{manifest['metadata']['name']} {path}: {error}")
+    assert not failures, "\n".join(failures)
+
+
+def test_every_service_has_deployment_service_autoscaler_and_disruption_budget(
+    rendered: Rendered,
+) -> None:
+    autoscaled = rendered.names("HorizontalPodAutoscaler")
+    for name in SERVICES:
+        part = f"{RELEASE}-{name}"
+        deployment = rendered.deployment(name)
+        assert part in rendered.names("Service")
+        assert part in rendered.names("PodDisruptionBudget")
+        # Either the autoscaler owns the replica count or the values fix it; never both.
+        assert (part in autoscaled) != ("replicas" in deployment["spec"]), part
+    for autoscaler in rendered.of_kind("HorizontalPodAutoscaler"):
+        assert autoscaler["apiVersion"] == "autoscaling/v2"
+        assert autoscaler["spec"]["scaleTargetRef"]["name"] == autoscaler["metadata"]["name"]
+
+
+def test_grpc_services_have_native_grpc_probes_and_the_gateway_http_health(
+    rendered: Rendered,
+) -> None:
+    for name, port in SERVICES.items():
+        [container] = rendered.deployment(name)["spec"]["template"]["spec"]["containers"]
+        readiness, liveness = container["readinessProbe"], container["livenessProbe"]
+        if name in GRPC_SERVICES:
+            assert readiness["grpc"] == {"port": port}
+            assert liveness["grpc"] == {"port": port}
+        else:
+            assert readiness["httpGet"] == {"path": "/healthz", "port": "http"}
+            assert liveness["tcpSocket"] == {"port": "http"}
+
+
+def test_every_container_has_resource_requests_and_limits(rendered: Rendered) -> None:
+    for owner, pod in rendered.pods():
+        for container in containers(pod["spec"]):
+            resources = container.get("resources", {})
+            for bound in ("requests", "limits"):
+                assert {"cpu", "memory"} <= set(resources.get(bound, {})), (
+                    f"{owner} {container['name']} lacks {bound}"
+                )
+
+
+def test_every_pod_is_locked_down(rendered: Rendered) -> None:
+    for owner, pod in rendered.pods():
+        spec = pod["spec"]
+        assert spec["securityContext"]["runAsNonRoot"] is True, owner
+        assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, owner
+        assert spec["automountServiceAccountToken"] is False, owner
+        tmp_volumes = {v["name"] for v in spec["volumes"] if "emptyDir" in v}
+        for container in containers(pod["spec"]):
+            context = container["securityContext"]
+            assert context["allowPrivilegeEscalation"] is False, owner
+            assert context["readOnlyRootFilesystem"] is True, owner
+            assert context["capabilities"] == {"drop": ["ALL"]}, owner
+            tmp = [m for m in container["volumeMounts"] if m["mountPath"] == "/tmp"]
+            assert tmp and tmp[0]["name"] in tmp_volumes, f"{owner} has no writable /tmp"
+
+
+def selects(selector: Manifest, labels: dict[str, str]) -> bool:
+    if any(labels.get(key) != value for key, value in selector.get("matchLabels", {}).items()):
+        return False
+    return all(
+        expression["operator"] == "In" and labels.get(expression["key"]) in expression["values"]
+        for expression in selector.get("matchExpressions", [])
+    )
+
+
+def test_every_pod_is_selected_by_a_network_policy(rendered: Rendered) -> None:
+    policies = rendered.of_kind("NetworkPolicy")
+    for owner, pod in rendered.pods():
+        labels = pod["metadata"]["labels"]
+        covering = [p for p in policies if selects(p["spec"]["podSelector"], labels)]
+        assert covering, f"no NetworkPolicy selects {owner}"
+        assert "Ingress" in covering[0]["spec"]["policyTypes"], owner
+
+
+def admitted_components(policy: Manifest) -> set[str]:
+    admitted = set()
+    for rule in policy["spec"].get("ingress", []):
+        for peer in rule["from"]:
+            for expression in peer.get("podSelector", {}).get("matchExpressions", []):
+                admitted |= set(expression["values"])
+    return admitted
+
+
+def test_each_service_admits_only_its_callers(rendered: Rendered) -> None:
+    callers = {
+        "gateway": set(),
+        "session": {"gateway", "worker"},
+        "router": {"session", "worker"},
+        "memory": {"session", "worker", "memory-sleep"},
+        "worker": {"session"},
+    }
+    for name, expected in callers.items():
+        policy = rendered.named("NetworkPolicy", f"{RELEASE}-{name}")
+        assert admitted_components(policy) == expected, name
+        for rule in policy["spec"].get("ingress", []):
+            assert rule["ports"] == [{"port": SERVICES[name], "protocol": "TCP"}]
+
+
+def test_only_the_gateway_is_exposed(rendered: Rendered) -> None:
+    for service in rendered.of_kind("Service"):
+        if service["metadata"]["name"] != f"{RELEASE}-gateway":
+            assert service["spec"].get("type", "ClusterIP") == "ClusterIP", service["metadata"]
+    for ingress in rendered.of_kind("Ingress"):
+        backends = {
+            path["backend"]["service"]["name"]
+            for rule in ingress["spec"]["rules"]
+            for path in rule["http"]["paths"]
+        }
+        assert backends == {f"{RELEASE}-gateway"}
+    for policy in rendered.of_kind("NetworkPolicy"):
+        outside_peers = [
+            peer
+            for rule in policy["spec"].get("ingress", [])
+            for peer in rule["from"]
+            if "namespaceSelector" in peer or "ipBlock" in peer
+        ]
+        if policy["metadata"]["name"] != f"{RELEASE}-gateway":
+            assert not outside_peers, policy["metadata"]["name"]
+
+
+def test_the_gateway_takes_traffic_from_the_ingress_controller_only() -> None:
+    policy = render({}).named("NetworkPolicy", f"{RELEASE}-gateway")
+    [rule] = policy["spec"]["ingress"]
+    assert rule["from"] == [
+        {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "ingress-nginx"}}}
+    ]
+
+
+def test_migrations_run_before_the_deployments_on_every_upgrade(rendered: Rendered) -> None:
+    job = rendered.named("Job", f"{RELEASE}-migrate")
+    assert "pre-upgrade" in hooks_of(job)
+    assert not any(hooks_of(d) for d in rendered.of_kind("Deployment"))
+    pod = job["spec"]["template"]["spec"]
+    commands = [container["command"] for container in containers(pod)]
+    assert commands == [["python", "-m", name, "migrate"] for name in MIGRATING]
+    assert pod["restartPolicy"] == "Never"
+
+
+def test_the_migration_hook_brings_its_own_settings_created_before_it(rendered: Rendered) -> None:
+    job = rendered.named("Job", f"{RELEASE}-migrate")
+    hook_parts = [
+        m for m in rendered.manifests if m["kind"] in ("ConfigMap", "Secret") and hooks_of(m)
+    ]
+    assert {m["kind"] for m in hook_parts} == {"ConfigMap", "Secret"}
+    for part in hook_parts:
+        assert hooks_of(part) == hooks_of(job)
+        assert hook_weight(part) < hook_weight(job)
+    pod = job["spec"]["template"]["spec"]
+    names = {part["metadata"]["name"] for part in hook_parts}
+    for container in containers(pod):
+        assert {ref["configMapRef"]["name"] for ref in container["envFrom"]} <= names
+        for entry in env_of(container).values():
+            if "secretKeyRef" in entry.get("valueFrom", {}):
+                assert entry["valueFrom"]["secretKeyRef"]["name"] in names
+
+
+def test_with_an_external_database_migrations_run_before_the_first_install() -> None:
+    job = render(values_file("external")).named("Job", f"{RELEASE}-migrate")
+    assert hooks_of(job) == {"pre-install", "pre-upgrade"}
+
+
+def test_with_the_bundled_database_the_first_migration_waits_for_it() -> None:
+    job = render({}).named("Job", f"{RELEASE}-migrate")
+    assert hooks_of(job) == {"post-install", "pre-upgrade"}
+
+
+CANARIES = {
+    "secrets": {
+        "anthropicApiKey": "sk-ant-canary-key",
+        "tokenSecret": "canary-token-secret",
+        "smtpUrl": "smtp://mail:canary-smtp-password@smtp.example.com:587",
+    },
+    "postgresql": {"password": "canary-database-password"},
+    "externalDatabase": {"url": "postgresql://violet:canary-external-password@db.example:5432/v"},
+}
+
+
+def test_secrets_never_appear_in_a_config_map(values: dict[str, Any]) -> None:
+    with_canaries = merged(values, CANARIES)
+    rendered = render(with_canaries)
+    bundled = with_canaries.get("postgresql", {}).get("enabled", True)
+    canaries = ["canary-key", "canary-token", "canary-smtp"]
+    canaries.append("canary-database" if bundled else "canary-external")
+    secret_text = json.dumps([decoded(s) for s in rendered.of_kind("Secret")])
+    assert all(canary in secret_text for canary in canaries), "the Secret holds them all"
+    for config_map in rendered.of_kind("ConfigMap"):
+        data = config_map.get("data", {})
+        assert not SECRET_KEYS & set(data), config_map["metadata"]["name"]
+        text = json.dumps(data)
+        assert not [c for c in canaries if c in text], config_map["metadata"]["name"]
+
+
+def test_secret_settings_reach_the_containers_only_from_the_secret(rendered: Rendered) -> None:
+    for owner, pod in rendered.pods():
+        for container in containers(pod["spec"]):
+            for name, entry in env_of(container).items():
+                if name in SECRET_KEYS:
+                    assert "secretKeyRef" in entry.get("valueFrom", {}), f"{owner} {name}"
+
+
+def test_an_existing_secret_replaces_the_charts_secrets() -> None:
+    rendered = render({"existingSecret": "violet-secrets"})
+    assert not rendered.of_kind("Secret")
+    referenced = {
+        entry["valueFrom"]["secretKeyRef"]["name"]
+        for _, pod in rendered.pods()
+        for container in containers(pod["spec"])
+        for entry in container.get("env", [])
+        if "secretKeyRef" in entry.get("valueFrom", {})
+    }
+    assert referenced == {"violet-secrets"}
+
+
+def test_generated_secrets_agree_between_the_release_and_the_migration_hook() -> None:
+    rendered = render({})
+    release = decoded(rendered.named("Secret", RELEASE))
+    hook = decoded(rendered.named("Secret", f"{RELEASE}-migrate"))
+    assert release == hook
+    assert len(release["VIOLET_SECRET"]) >= 32
+    assert (
+        f":{release['POSTGRES_PASSWORD']}@{RELEASE}-postgresql:5432/"
+        in release["VIOLET_DATABASE_URL"]
+    )
+
+
+def test_a_new_component_is_a_few_lines_of_values() -> None:
+    rendered = render(
+        {"components": {"search": {"port": 50055, "calls": ["memory"], "needs": ["database"]}}}
+    )
+    part = f"{RELEASE}-search"
+    for kind in ("Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"):
+        assert part in rendered.names(kind), kind
+    assert rendered.config()["VIOLET_SEARCH_ADDR"] == f"{part}:50055"
+    assert "search" in admitted_components(rendered.named("NetworkPolicy", f"{RELEASE}-memory"))
+    [container] = rendered.deployment("search")["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "violet-search:0.1.0"
+    assert container["readinessProbe"]["grpc"] == {"port": 50055}
+    for manifest in rendered.manifests:
+        kubernetes_validate.validate(manifest, KUBERNETES_VERSION, strict=True)
+
+
+def test_a_component_can_be_switched_off() -> None:
+    rendered = render({"components": {"worker": {"enabled": False}, "session": {"calls": []}}})
+    assert f"{RELEASE}-worker" not in rendered.names("Deployment")
+    assert "VIOLET_WORKER_ADDR" not in rendered.config()
+
+
+def test_services_bind_everywhere_and_find_each_other_by_service_name(rendered: Rendered) -> None:
+    config = rendered.config()
+    for name, port in SERVICES.items():
+        assert config[f"VIOLET_{name.upper()}_ADDR"] == f"{RELEASE}-{name}:{port}"
+        [container] = rendered.deployment(name)["spec"]["template"]["spec"]["containers"]
+        assert env_of(container)["VIOLET_LISTEN_ADDR"]["value"] == f"0.0.0.0:{port}"
+        assert container["envFrom"] == [{"configMapRef": {"name": RELEASE}}]
+
+
+def test_names_follow_the_release_so_two_releases_can_share_a_namespace() -> None:
+    rendered = parsed(loaded_chart().render({}, name="staging", namespace=NAMESPACE))
+    assert rendered.config()["VIOLET_SESSION_ADDR"] == "staging-violet-session:50051"
+    for manifest in rendered.manifests:
+        assert manifest["metadata"]["name"].startswith("staging-violet"), manifest["metadata"]
+    for policy in rendered.of_kind("NetworkPolicy"):
+        labels = policy["spec"]["podSelector"]["matchLabels"]
+        assert labels["app.kubernetes.io/instance"] == "staging"
+
+
+def test_worker_workspaces_live_on_a_kept_persistent_volume_claim() -> None:
+    rendered = render({})
+    claim = rendered.named("PersistentVolumeClaim", f"{RELEASE}-worker-workspaces")
+    assert claim["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    pod = rendered.deployment("worker")["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert env_of(container)["VIOLET_WORKSPACE_DIR"]["value"] == mounts["workspaces"]
+    [volume] = [v for v in pod["volumes"] if v["name"] == "workspaces"]
+    assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+    # A ReadWriteOnce claim attaches to one node, so the replicas are kept together.
+    [term] = pod["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term["labelSelector"]["matchLabels"]["app.kubernetes.io/component"] == "worker"
+
+
+def test_memory_sleep_pass_is_a_cron_job_of_the_memory_image(rendered: Rendered) -> None:
+    cron = rendered.named("CronJob", f"{RELEASE}-memory-sleep")
+    [container] = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "-m", "memory", "sleep"]
+    assert container["image"] == "violet-memory:0.1.0"
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+
+
+def test_the_sleep_schedule_and_time_zone_come_from_values() -> None:
+    default = render({}).named("CronJob", f"{RELEASE}-memory-sleep")["spec"]
+    assert default["schedule"] == "30 3 * * *"
+    custom = render(values_file("everything")).named("CronJob", f"{RELEASE}-memory-sleep")["spec"]
+    assert (custom["schedule"], custom["timeZone"]) == ("0 4 * * *", "Europe/Berlin")
+
+
+def test_telemetry_uses_the_standard_otel_variables() -> None:
+    everything = render(values_file("everything"))
+    assert everything.config()["OTEL_EXPORTER_OTLP_ENDPOINT"] == (
+        f"http://{RELEASE}-otel-collector:4317"
+    )
+    assert f"{RELEASE}-otel-collector" in everything.names("Deployment")
+    for name in SERVICES:
+        [container] = everything.deployment(name)["spec"]["template"]["spec"]["containers"]
+        env = env_of(container)
+        assert env["OTEL_SERVICE_NAME"]["value"] == name
+        assert "deployment.environment.name=staging" in env["OTEL_RESOURCE_ATTRIBUTES"]["value"]
+    external = render(values_file("external")).config()
+    assert external["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector.observability.svc:4317"
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in render({}).config()
+
+
+def test_bundled_databases_run_only_when_switched_on() -> None:
+    bundled = render({})
+    assert bundled.names("StatefulSet") == {f"{RELEASE}-postgresql", f"{RELEASE}-qdrant"}
+    for statefulset in bundled.of_kind("StatefulSet"):
+        assert statefulset["spec"]["volumeClaimTemplates"], statefulset["metadata"]["name"]
+    assert bundled.config()["VIOLET_QDRANT_URL"] == f"http://{RELEASE}-qdrant:6333"
+
+    external_values = values_file("external")
+    external = render(external_values)
+    assert not external.of_kind("StatefulSet")
+    assert external.config()["VIOLET_QDRANT_URL"] == external_values["externalQdrant"]["url"]
+    secret = external.named("Secret", RELEASE)
+    assert decoded(secret)["VIOLET_DATABASE_URL"] == external_values["externalDatabase"]["url"]
+
+
+def test_the_ingress_carries_the_websocket_with_tls_from_values() -> None:
+    rendered = render(values_file("everything"))
+    [ingress] = rendered.of_kind("Ingress")
+    assert ingress["spec"]["tls"] == [
+        {"hosts": ["violet.example.com"], "secretName": "violet-example-tls"}
+    ]
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
+    assert not render({}).of_kind("Ingress")
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"postgresql": {"enabled": False}}, "Violet needs a database"),
+        ({"qdrant": {"enabled": False}}, "Violet needs Qdrant"),
+        ({"config": {"VIOLET_SECRET": "in-the-open"}}, "/config"),
+        ({"components": {"session": {"calls": ["nowhere"]}}}, "nowhere"),
+    ],
+    ids=["no-database", "no-qdrant", "secret-in-config", "unknown-callee"],
+)
+def test_values_that_cannot_work_are_refused_with_a_reason(
+    values: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(helm.HelmError, match=message):
+        loaded_chart().render(values, name=RELEASE, namespace=NAMESPACE)
