@@ -8,16 +8,23 @@ import os
 import socket
 from collections.abc import AsyncIterator
 
+from session.actions import MainActions
 from session.feed import Feed
+from session.fold import Folder
+from session.peers import MemoryClient
+from session.pins import Pins
 from session.runner import TurnRunner
 from session.service import SessionService
 from session.settings import SessionSettings
 from session.transcript import Transcript
 from session.turn import MainSession
 from session.turn_lock import TurnLock
+from session.updates import Updates
+from session.window import Window
 from violet import database
+from violet.channels import Peers
 from violet.identity import resolve_secret
-from violet.models import make_model_client
+from violet.models import model_client_for
 from violet.server import Hosted, run
 from violet.v1 import session_pb2, session_pb2_grpc
 
@@ -38,18 +45,29 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
     feed = Feed(settings.poll_s)
     transcript = Transcript(sessions, notify=database.is_postgres(url))
-    model = make_model_client(
-        api_key=settings.anthropic_api_key,
-        base_url=settings.anthropic_base_url,
-        main_model=settings.main_model,
-        fast_model=settings.fast_model,
-    )
-    main = MainSession(model, transcript, settings.window)
-    runner = TurnRunner(
-        transcript, TurnLock(sessions, replica, settings.lock_lease_s), main, feed, replica
-    )
+    model = model_client_for(settings)
     secret = resolve_secret(settings.secret, settings.home)
-    service = SessionService(transcript, runner, feed, secret)
+    window = Window(settings.window)
+    pins = Pins(sessions)
+    updates = Updates(sessions)
+    peers = Peers(
+        {name: settings.address_of(name) for name in ("memory", "router", "worker")},
+        settings.rpc_timeout_s,
+    )
+    memory = MemoryClient(peers)
+    main = MainSession(model, transcript, pins, memory, MainActions(pins, peers), window)
+    runner = TurnRunner(
+        transcript,
+        TurnLock(sessions, replica, settings.lock_lease_s),
+        main,
+        Folder(model, transcript, pins, window, replica),
+        updates,
+        memory,
+        feed,
+        replica,
+        secret,
+    )
+    service = SessionService(transcript, updates, runner, feed, secret)
     background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
     if database.is_postgres(url):
         background.append(asyncio.create_task(feed.listen_postgres(url)))
@@ -65,6 +83,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         await runner.stop(settings.drain_s)
+        await peers.close()
+        await model.aclose()
         await engine.dispose()
 
 

@@ -1,16 +1,38 @@
-"""What the main model sees: the system prompt and the live window of the conversation."""
+"""What the main model sees: system prompt, memory note, pinned items, summary, live window."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from session.pins import Pin, render
 from session.transcript import Message
+from violet.models.tools import MEMORY_HEADING, memory_line
+
+SUMMARY_HEADING = "## Earlier in this conversation"
 
 SYSTEM_PROMPT = """You are Violet, a personal assistant for people who are not developers: \
 teenagers, busy parents, anyone who wants to say what they need and get it done. You and the \
 person share one conversation that never starts over. Answer warmly, briefly and in the \
 person's own language. Never mention how you work inside: no tools, systems, sessions, \
-identifiers or models."""
+identifiers or models.
+
+When the person asks for something that takes work (looking things up, plans, reminders, \
+calculations, writing, sending), hand it over with start_work and tell them you are on it; the \
+result comes back to you later as an update, which you then pass on in your own words. When \
+you promise to do something later, record it with record_promise, and mark it with \
+keep_promise once it is done. When an item below waits for the person's answer and they give \
+it, pass it on with answer_approval."""
+
+
+def system_prompt(summary: str, memory: Sequence[str], open_pins: Sequence[Pin]) -> str:
+    parts = [SYSTEM_PROMPT]
+    if summary:
+        parts.append(f"{SUMMARY_HEADING}\n{summary}")
+    if memory:
+        parts.append("\n".join([MEMORY_HEADING, *(memory_line(text) for text in memory)]))
+    if open_pins:
+        parts.append(render(open_pins))
+    return "\n\n".join(parts)
 
 
 def model_messages(window: Sequence[Message]) -> list[dict]:

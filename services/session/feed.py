@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 
 import psycopg
@@ -23,6 +24,7 @@ class Feed:
     def __init__(self, poll_s: float) -> None:
         self.poll_s = poll_s
         self._signals: dict[str, asyncio.Event] = {}
+        self._activity: dict[str, set[asyncio.Queue[str]]] = {}
         self.closed = False
 
     def signal(self, conversation_id: str) -> asyncio.Event:
@@ -33,6 +35,23 @@ class Feed:
         event = self._signals.pop(conversation_id, None)
         if event is not None:
             event.set()
+
+    def subscribe(self, conversation_id: str) -> asyncio.Queue[str]:
+        """A follower's queue of activity lines; they are not stored, only passed on."""
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        self._activity.setdefault(conversation_id, set()).add(queue)
+        return queue
+
+    def unsubscribe(self, conversation_id: str, queue: asyncio.Queue[str]) -> None:
+        followers = self._activity.get(conversation_id, set())
+        followers.discard(queue)
+        if not followers:
+            self._activity.pop(conversation_id, None)
+
+    def announce(self, conversation_id: str, line: str) -> None:
+        for queue in self._activity.get(conversation_id, ()):
+            queue.put_nowait(line)
+        self.publish(conversation_id)
 
     def close(self) -> None:
         """Ends every follower's wait: the replica is going away and devices move elsewhere."""
@@ -45,6 +64,13 @@ class Feed:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(event.wait(), self.poll_s)
 
+    def _received(self, payload: str) -> None:
+        if payload.startswith("{"):
+            activity = json.loads(payload)
+            self.announce(activity["conversation"], activity["activity"])
+        else:
+            self.publish(payload)
+
     async def listen_postgres(self, url: URL) -> None:
         """Runs until cancelled, turning NOTIFYs into wake-ups; reconnects after failures."""
         conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -53,7 +79,7 @@ class Feed:
                 async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     async for notification in conn.notifies():
-                        self.publish(notification.payload)
+                        self._received(notification.payload)
             except psycopg.Error as error:
                 log.warning(
                     "transcript notifications lost; polling until back", extra={"error": str(error)}

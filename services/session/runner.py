@@ -10,9 +10,13 @@ import asyncio
 import logging
 
 from session.feed import Feed
-from session.transcript import Conversation, Transcript
+from session.fold import Folder
+from session.peers import MemoryClient
+from session.transcript import Conversation, Message, Transcript
 from session.turn import MainSession
 from session.turn_lock import TurnLock
+from session.updates import Update, Updates
+from violet.identity import Identity, service_identity
 
 log = logging.getLogger(__name__)
 
@@ -25,17 +29,26 @@ class TurnRunner:
         transcript: Transcript,
         lock: TurnLock,
         main: MainSession,
+        folder: Folder,
+        updates: Updates,
+        memory: MemoryClient,
         feed: Feed,
         replica: str,
+        secret: str,
     ) -> None:
         self._transcript = transcript
         self._lock = lock
         self._main = main
+        self._folder = folder
+        self._updates = updates
+        self._memory = memory
         self._feed = feed
         self._replica = replica
+        self._secret = secret
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._served: set[str] = set()
+        self._captures: set[asyncio.Task[None]] = set()
         self._stopping = False
 
     def schedule(self, conversation: Conversation) -> None:
@@ -58,7 +71,7 @@ class TurnRunner:
     async def stop(self, grace_s: float) -> None:
         """Lets turns under way finish (and release their locks) for up to `grace_s`."""
         self._stopping = True
-        running = list(self._tasks.values())
+        running = [*self._tasks.values(), *self._captures]
         if running:
             await asyncio.wait(running, timeout=grace_s)
         for task in running:
@@ -77,33 +90,74 @@ class TurnRunner:
         finally:
             del self._tasks[conversation.id]
 
+    async def _next(self, conversation: Conversation) -> Message | Update | None:
+        """The person's next message; when none waits, the next work update to tell."""
+        if self._stopping:
+            return None
+        message = await self._transcript.next_unanswered(conversation.id)
+        return message or await self._updates.next_untold(conversation.id)
+
     async def _answer_waiting(self, conversation: Conversation) -> None:
-        while (
-            not self._stopping
-            and await self._transcript.next_unanswered(conversation.id) is not None
-        ):
+        while await self._next(conversation) is not None:
             if not await self._lock.try_acquire(conversation.id):
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
             async with self._lock.held(conversation.id):
-                while message := await self._transcript.next_unanswered(conversation.id):
-                    model_conversation = await self._model_conversation(conversation)
-                    text = await self._main.answer(conversation, message)
-                    await self._transcript.append_answer(
-                        conversation, message, text, model_conversation
-                    )
-                    self._feed.publish(conversation.id)
+                while work := await self._next(conversation):
+                    if isinstance(work, Message):
+                        await self._turn(conversation, work)
+                    else:
+                        await self._tell(conversation, work)
+
+    async def _turn(self, conversation: Conversation, message: Message) -> None:
+        identity = service_identity(conversation.person, self._secret)
+        model_conversation = await self._model_conversation(conversation)
+        text = await self._main.answer(conversation, identity, message)
+        answer_seq = await self._transcript.append_answer(
+            conversation, message, text, model_conversation
+        )
+        self._feed.publish(conversation.id)
+        self._capture(identity, message.text, text, [message.seq, answer_seq])
+        await self._folder.after_turn(conversation)
+
+    async def _tell(self, conversation: Conversation, update: Update) -> None:
+        identity = service_identity(conversation.person, self._secret)
+        model_conversation = await self._model_conversation(conversation)
+        text = await self._main.tell(conversation, identity, update)
+        seq = await self._transcript.append_told(conversation, update.id, text, model_conversation)
+        self._feed.publish(conversation.id)
+        if update.kind == "result":
+            self._capture(identity, "", text, [seq], confirmed_result=update.text)
+        await self._folder.after_turn(conversation)
+
+    def _capture(
+        self,
+        identity: Identity,
+        said: str,
+        answered: str,
+        seqs: list[int],
+        confirmed_result: str = "",
+    ) -> None:
+        """Memory capture runs beside the conversation, never in front of the next answer."""
+        capture = asyncio.create_task(
+            self._memory.capture(identity, said, answered, seqs, confirmed_result)
+        )
+        self._captures.add(capture)
+        capture.add_done_callback(self._captures.discard)
 
     async def _model_conversation(self, conversation: Conversation) -> str:
-        """The model conversation this turn belongs to; a replica new to the person opens one."""
+        """The model conversation this turn belongs to; a replica new to the person opens one,
+        rebuilt from the transcript and the summary."""
         current = await self._transcript.current_model_conversation(conversation.id)
-        if current is None:
-            reason = "first message"
-        elif conversation.id not in self._served:
-            reason = "moved server"
-        else:
-            return current
+        if current is not None and conversation.id in self._served:
+            return current.id
         self._served.add(conversation.id)
-        return await self._transcript.start_model_conversation(
-            conversation.id, reason, self._replica
-        )
+        if current is None:
+            opened = await self._transcript.start_model_conversation(
+                conversation.id, "first message", self._replica, carry_from_seq=1
+            )
+        else:
+            opened = await self._transcript.start_model_conversation(
+                conversation.id, "moved server", self._replica, current.carry_from_seq
+            )
+        return opened.id

@@ -9,7 +9,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from session.feed import Feed
 from session.runner import TurnRunner
-from session.transcript import Message, Transcript
+from session.transcript import Conversation, Message, Transcript
+from session.updates import Updates
 from violet.identity import authenticate
 from violet.v1 import session_pb2, session_pb2_grpc
 
@@ -31,8 +32,16 @@ def to_event(message: Message) -> session_pb2.ConversationEvent:
 
 
 class SessionService(session_pb2_grpc.SessionServicer):
-    def __init__(self, transcript: Transcript, runner: TurnRunner, feed: Feed, secret: str) -> None:
+    def __init__(
+        self,
+        transcript: Transcript,
+        updates: Updates,
+        runner: TurnRunner,
+        feed: Feed,
+        secret: str,
+    ) -> None:
         self._transcript = transcript
+        self._updates = updates
         self._runner = runner
         self._feed = feed
         self._secret = secret
@@ -65,9 +74,52 @@ class SessionService(session_pb2_grpc.SessionServicer):
         identity = await authenticate(context, self._secret)
         conversation = await self._transcript.conversation_of(identity.person)
         last = request.since
-        while not self._feed.closed:
-            signal = self._feed.signal(conversation.id)
-            for message in await self._transcript.since(conversation.id, last):
-                yield to_event(message)
-                last = message.seq
-            await self._feed.wait(signal)
+        activity = self._feed.subscribe(conversation.id)
+        try:
+            while not self._feed.closed:
+                signal = self._feed.signal(conversation.id)
+                for message in await self._transcript.since(conversation.id, last):
+                    yield to_event(message)
+                    last = message.seq
+                while not activity.empty():
+                    line = activity.get_nowait()
+                    yield session_pb2.ConversationEvent(activity=session_pb2.Activity(text=line))
+                await self._feed.wait(signal)
+        finally:
+            self._feed.unsubscribe(conversation.id, activity)
+
+    async def Deliver(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        conversation = await self._transcript.conversation_of(identity.person)
+        kind = request.WhichOneof("update")
+        if kind == "activity":
+            await self._announce(conversation, request.activity)
+        elif kind in ("result", "approval"):
+            if not request.key or not request.topic:
+                await context.abort(
+                    grpc.StatusCode.INVALID_ARGUMENT, "an update needs a key and a topic"
+                )
+            if kind == "result":
+                await self._updates.store(
+                    conversation.id, request.key, request.topic, "result", request.result.text
+                )
+                await self._announce(conversation, "")
+            else:
+                await self._updates.store(
+                    conversation.id,
+                    request.key,
+                    request.topic,
+                    "approval",
+                    request.approval.question,
+                    approval_ref=request.approval.approval,
+                )
+            self._runner.schedule(conversation)
+        else:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the update is empty")
+        return session_pb2.DeliverReply()
+
+    async def _announce(self, conversation: Conversation, line: str) -> None:
+        if self._transcript.notifies:
+            await self._transcript.notify_activity(conversation, line)
+        else:
+            self._feed.announce(conversation.id, line)

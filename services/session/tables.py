@@ -85,3 +85,22 @@ messages = Table(
     UniqueConstraint("conversation_id", "client_id", "text_digest", name="uq_messages_idempotency"),
     Index("ix_messages_unanswered", "conversation_id", "answered"),
 )
+
+# Results and approval requests from background work, told to the person when the main
+# session is free; stored first, so none is lost if a replica stops before telling it.
+updates = Table(
+    "updates",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
+    Column("key", String(200), nullable=False),
+    Column("topic", String(80), nullable=False),
+    # "result" or "approval".
+    Column("kind", String(20), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("approval_ref", String(80), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("told_seq", Integer, nullable=True),
+    UniqueConstraint("conversation_id", "key", name="uq_updates_key"),
+    Index("ix_updates_untold", "conversation_id", "told_seq"),
+)

@@ -7,16 +7,17 @@ source that rebuilds the model's context on any replica.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from session.tables import conversations, messages, model_conversations
+from session.tables import conversations, messages, model_conversations, updates
 
 NOTIFY_CHANNEL = "violet_transcript"
 
@@ -39,6 +40,15 @@ class Message:
     at: datetime
     reply_to: str | None = None
     client_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelConversation:
+    """One of the model conversations behind the person's one conversation."""
+
+    id: str
+    carry_from_seq: int
+    reason: str  # "first message", "rollover" or "moved server"
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,11 @@ class Transcript:
             async with self._sessions() as db, db.begin():
                 await db.execute(
                     insert(conversations).values(
-                        id=new_id, person=person, created_at=now(), last_seq=0, summary="",
+                        id=new_id,
+                        person=person,
+                        created_at=now(),
+                        last_seq=0,
+                        summary="",
                         fold_failures=0,
                     )
                 )
@@ -122,14 +136,40 @@ class Transcript:
         model_conversation: str,
     ) -> int:
         """Stores Violet's answer and marks the message it answers, in one transaction."""
+
+        async def mark_answered(db: AsyncSession, _: int) -> None:
+            await db.execute(
+                update(messages)
+                .where(messages.c.conversation_id == conversation.id)
+                .where(messages.c.seq == answering.seq)
+                .values(answered=True, model_conversation_id=model_conversation)
+            )
+
         return await self._append(
             conversation,
             author="violet",
             text_=text_,
+            also=mark_answered,
             reply_to=answering.client_id,
             answered=True,
             model_conversation_id=model_conversation,
-            answers_seq=answering.seq,
+        )
+
+    async def append_told(
+        self, conversation: Conversation, update_id: int, text_: str, model_conversation: str
+    ) -> int:
+        """Stores Violet's telling of a work update and marks the update told, together."""
+
+        async def mark_told(db: AsyncSession, seq: int) -> None:
+            await db.execute(update(updates).where(updates.c.id == update_id).values(told_seq=seq))
+
+        return await self._append(
+            conversation,
+            author="violet",
+            text_=text_,
+            also=mark_told,
+            answered=True,
+            model_conversation_id=model_conversation,
         )
 
     async def _append(
@@ -138,7 +178,7 @@ class Transcript:
         *,
         author: str,
         text_: str,
-        answers_seq: int | None = None,
+        also: Callable[[AsyncSession, int], Awaitable[None]] | None = None,
         **columns: object,
     ) -> int:
         async with self._sessions() as db, db.begin():
@@ -158,19 +198,27 @@ class Transcript:
                     **columns,
                 )
             )
-            if answers_seq is not None:
-                await db.execute(
-                    update(messages)
-                    .where(messages.c.conversation_id == conversation.id)
-                    .where(messages.c.seq == answers_seq)
-                    .values(answered=True, model_conversation_id=columns["model_conversation_id"])
-                )
+            if also is not None:
+                await also(db, seq)
             if self._notify:
                 await db.execute(
                     text("SELECT pg_notify(:channel, :conversation)"),
                     {"channel": NOTIFY_CHANNEL, "conversation": conversation.id},
                 )
         return int(seq)
+
+    async def notify_activity(self, conversation: Conversation, line: str) -> None:
+        """Sends an activity line to every replica's followers through PostgreSQL."""
+        payload = json.dumps({"conversation": conversation.id, "activity": line})
+        async with self._sessions() as db, db.begin():
+            await db.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": NOTIFY_CHANNEL, "payload": payload},
+            )
+
+    @property
+    def notifies(self) -> bool:
+        return self._notify
 
     async def _find_say(
         self, conversation: Conversation, client_id: str, digest: str
@@ -219,49 +267,102 @@ class Transcript:
             return _row_to_message(row) if row else None
 
     async def waiting(self) -> Sequence[Conversation]:
-        """Conversations with a message not yet answered (a replica died mid-turn, say)."""
+        """Conversations with a message not yet answered or an update not yet told (a replica
+        died mid-turn, say)."""
+        unanswered = select(messages.c.conversation_id).where(messages.c.answered.is_(False))
+        untold = select(updates.c.conversation_id).where(updates.c.told_seq.is_(None))
         async with self._sessions() as db:
             rows = await db.execute(
                 select(conversations.c.id, conversations.c.person).where(
-                    conversations.c.id.in_(
-                        select(messages.c.conversation_id).where(messages.c.answered.is_(False))
-                    )
+                    conversations.c.id.in_(unanswered.union(untold))
                 )
             )
             return [Conversation(row.id, row.person) for row in rows]
 
-    async def current_model_conversation(self, conversation_id: str) -> str | None:
+    async def current_model_conversation(self, conversation_id: str) -> ModelConversation | None:
         async with self._sessions() as db:
-            return await db.scalar(
-                select(model_conversations.c.id)
-                .where(model_conversations.c.conversation_id == conversation_id)
-                .order_by(model_conversations.c.started_at.desc())
-                .limit(1)
-            )
+            row = (
+                await db.execute(
+                    select(model_conversations)
+                    .where(model_conversations.c.conversation_id == conversation_id)
+                    .order_by(model_conversations.c.started_at.desc())
+                    .limit(1)
+                )
+            ).first()
+            return ModelConversation(row.id, row.carry_from_seq, row.reason) if row else None
 
     async def start_model_conversation(
-        self, conversation_id: str, reason: str, replica: str
-    ) -> str:
-        model_id = "m_" + secrets.token_hex(8)
+        self, conversation_id: str, reason: str, replica: str, carry_from_seq: int
+    ) -> ModelConversation:
+        model = ModelConversation("m_" + secrets.token_hex(8), carry_from_seq, reason)
         async with self._sessions() as db, db.begin():
             await db.execute(
                 insert(model_conversations).values(
-                    id=model_id,
+                    id=model.id,
                     conversation_id=conversation_id,
                     started_at=now(),
                     reason=reason,
                     replica=replica,
+                    carry_from_seq=carry_from_seq,
                 )
             )
-        return model_id
+        return model
 
-    async def model_conversation_count(self, conversation_id: str) -> int:
+    async def model_conversations_of(self, conversation_id: str) -> list[ModelConversation]:
         async with self._sessions() as db:
+            rows = await db.execute(
+                select(model_conversations)
+                .where(model_conversations.c.conversation_id == conversation_id)
+                .order_by(model_conversations.c.started_at)
+            )
+            return [ModelConversation(r.id, r.carry_from_seq, r.reason) for r in rows]
+
+    async def live(self, conversation_id: str) -> list[Message]:
+        """The messages the current model conversation holds; older ones are in the summary."""
+        current = await self.current_model_conversation(conversation_id)
+        return await self.since(
+            conversation_id, (current.carry_from_seq if current else 1) - 1, limit=100_000
+        )
+
+    async def summary_of(self, conversation_id: str) -> str:
+        async with self._sessions() as db:
+            return (
+                await db.scalar(
+                    select(conversations.c.summary).where(conversations.c.id == conversation_id)
+                )
+                or ""
+            )
+
+    async def roll_over(
+        self, conversation_id: str, summary: str, carry_from_seq: int, replica: str
+    ) -> ModelConversation:
+        """A new summary and a new model conversation that holds only the carried messages."""
+        model = ModelConversation("m_" + secrets.token_hex(8), carry_from_seq, "rollover")
+        async with self._sessions() as db, db.begin():
+            await db.execute(
+                update(conversations)
+                .where(conversations.c.id == conversation_id)
+                .values(summary=summary, fold_failures=0)
+            )
+            await db.execute(
+                insert(model_conversations).values(
+                    id=model.id,
+                    conversation_id=conversation_id,
+                    started_at=now(),
+                    reason=model.reason,
+                    replica=replica,
+                    carry_from_seq=carry_from_seq,
+                )
+            )
+        return model
+
+    async def fold_failed(self, conversation_id: str) -> int:
+        async with self._sessions() as db, db.begin():
             return int(
                 await db.scalar(
-                    select(func.count())
-                    .select_from(model_conversations)
-                    .where(model_conversations.c.conversation_id == conversation_id)
+                    update(conversations)
+                    .where(conversations.c.id == conversation_id)
+                    .values(fold_failures=conversations.c.fold_failures + 1)
+                    .returning(conversations.c.fold_failures)
                 )
-                or 0
             )

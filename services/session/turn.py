@@ -1,38 +1,91 @@
-"""One turn of the main session: the person's message in, Violet's answer out."""
+"""One turn of the main session: recall, context, the main model and its tools, the answer."""
 
 from __future__ import annotations
 
 import logging
 
-from session.context import SYSTEM_PROMPT, model_messages
+from session.actions import MainActions
+from session.context import model_messages, system_prompt
+from session.peers import MemoryClient
+from session.pins import Pins
 from session.transcript import Conversation, Message, Transcript
-from violet.models import ModelClient, ModelError
+from session.window import Window
+from violet.identity import Identity
+from violet.models import ModelClient, ModelError, Reply
+from violet.models.tools import MAIN_TOOLS
 
 log = logging.getLogger(__name__)
 
 APOLOGY = "Sorry, I couldn't think that through just now. Could you say it again in a moment?"
+# Rounds of tool calls in one turn before Violet must answer in words.
+MAX_TOOL_ROUNDS = 4
 
 
 class MainSession:
-    def __init__(self, model: ModelClient, transcript: Transcript, window: int) -> None:
+    def __init__(
+        self,
+        model: ModelClient,
+        transcript: Transcript,
+        pins: Pins,
+        memory: MemoryClient,
+        actions: MainActions,
+        window: Window,
+    ) -> None:
         self._model = model
         self._transcript = transcript
+        self._pins = pins
+        self._memory = memory
+        self._actions = actions
         self._window = window
 
-    async def answer(self, conversation: Conversation, message: Message) -> str:
-        live = await self._transcript.recent(conversation.id, self._window)
-        live = [m for m in live if m.seq <= message.seq]
+    async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
+        live = [m for m in await self._transcript.live(conversation.id) if m.seq <= message.seq]
+        remembered = await self._memory.recall(identity, message.text)
+        system = system_prompt(
+            await self._transcript.summary_of(conversation.id),
+            remembered,
+            await self._pins.open(conversation.id),
+        )
+        messages = model_messages(self._window.visible(live))
         try:
-            reply = await self._model.reply(
-                tier="main",
-                system=SYSTEM_PROMPT,
-                messages=model_messages(live),
-                tools=[],
-                person=conversation.person,
-            )
+            return await self._converse(conversation, identity, system, messages)
         except ModelError as error:
             log.warning(
                 "main model failed; the person is asked to retry", extra={"error": str(error)}
             )
             return APOLOGY
-        return reply.text.strip() or APOLOGY
+
+    async def _converse(
+        self, conversation: Conversation, identity: Identity, system: str, messages: list[dict]
+    ) -> str:
+        reply: Reply | None = None
+        for round_number in range(MAX_TOOL_ROUNDS + 1):
+            tools = MAIN_TOOLS if round_number < MAX_TOOL_ROUNDS else ()
+            reply = await self._model.reply(
+                tier="main",
+                system=system,
+                messages=messages,
+                tools=tools,
+                person=conversation.person,
+            )
+            if not reply.tool_calls:
+                break
+            results = await self._actions.run_all(conversation, identity, reply.tool_calls)
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply.content},
+                {"role": "user", "content": results},
+            ]
+        text = reply.text.strip() if reply else ""
+        return text or APOLOGY
+
+
+def _join(messages: list[dict], extra: list[dict]) -> list[dict]:
+    """Adds turns after the window, merging into its last turn when the roles match."""
+    joined = [dict(m) for m in messages]
+    for turn in extra:
+        if joined and joined[-1]["role"] == turn["role"]:
+            joined[-1]["content"] = f"{joined[-1]['content']}\n\n{turn['content']}"
+        else:
+            joined.append(dict(turn))
+    return joined

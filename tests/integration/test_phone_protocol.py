@@ -113,7 +113,13 @@ async def test_a_token_from_another_secret_is_unauthorized(stack: Stack) -> None
     from violet.identity import issue_token
 
     device = await Device.connect(stack.live_url)
-    await device.send({"type": "hello", "token": issue_token("mallory", "a-different-secret-of-enough-length-0123"), "since": 0})
+    await device.send(
+        {
+            "type": "hello",
+            "token": issue_token("mallory", "a-different-secret-of-enough-length-0123"),
+            "since": 0,
+        }
+    )
     assert (await device.next())["code"] == "unauthorized"
 
 

@@ -55,6 +55,16 @@ class Device:
             lambda f: f["type"] == "message" and f.get("reply_to") == message_id, timeout
         )
 
+    async def answers_to(self, *message_ids: str, timeout: float = FRAME_TIMEOUT_S) -> None:
+        """Reads until every one of the messages has its answer, in whatever order they come."""
+
+        def answered() -> set[str]:
+            return {f.get("reply_to") for f in self.seen if f["type"] == "message"}
+
+        async with asyncio.timeout(timeout):
+            while not set(message_ids) <= answered():
+                await self.next(timeout)
+
     async def ask(self, text: str) -> dict[str, Any]:
         return await self.answer_to(await self.say(text))
 

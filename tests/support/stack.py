@@ -16,6 +16,7 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.support.messages_api import MessagesAPIProcess
 from violet.identity import issue_token
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
@@ -35,6 +36,8 @@ class Stack:
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    # The local Messages API server the stack's model client talks to, in the Anthropic mode.
+    model_api: MessagesAPIProcess | None = None
 
     def __post_init__(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -60,6 +63,11 @@ class Stack:
     @property
     def http_url(self) -> str:
         return f"http://{self.address('gateway')}"
+
+    def database_url(self, service: str) -> str:
+        """Where `service` keeps its tables, for tests that look inside."""
+        shared = self.extra_env.get("VIOLET_DATABASE_URL")
+        return shared or f"sqlite:///{self.home / f'{service}.db'}"
 
     def token(self, person: str) -> str:
         return issue_token(person, self.secret)

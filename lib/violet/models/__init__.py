@@ -4,7 +4,12 @@ from violet.models.accounting import LEDGER, UsageLedger, UsageTotals
 from violet.models.anthropic_client import AnthropicModelClient
 from violet.models.base import ModelClient, Reply, Tier, Tool, ToolCall, Usage
 from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
-from violet.models.factory import DEFAULT_FAST_MODEL, DEFAULT_MAIN_MODEL, make_model_client
+from violet.models.factory import (
+    DEFAULT_FAST_MODEL,
+    DEFAULT_MAIN_MODEL,
+    make_model_client,
+    model_client_for,
+)
 from violet.models.offline import OFFLINE_MODEL, OfflineModelClient
 from violet.models.retry import Backoff
 from violet.models.structured import (
@@ -43,6 +48,7 @@ __all__ = [
     "UsageTotals",
     "fold",
     "make_model_client",
+    "model_client_for",
     "origin",
     "pick",
 ]

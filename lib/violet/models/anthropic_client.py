@@ -94,10 +94,11 @@ class AnthropicModelClient:
         params: dict[str, Any] = {
             "model": self.main_model,
             "max_tokens": self.main_max_tokens,
-            "system": system,
             "messages": messages,
             "metadata": {"user_id": opaque_user_id(person)},
         }
+        if system:
+            params["system"] = system
         if tools:
             params["tools"] = [tool_param(tool) for tool in tools]
         stream = tier == "main"
@@ -167,15 +168,16 @@ class AnthropicModelClient:
             request = partial(self._streamed, params)
         else:
             request = partial(self._sdk.messages.create, **params)
-        for retry in range(self.max_retries + 1):
-            record.attempts = retry + 1
+        attempts = 0
+        while True:
+            attempts += 1
+            record.attempts = attempts
             try:
                 return await request()
             except (anthropic.AnthropicError, httpx2.TransportError) as error:
-                if retry == self.max_retries or not is_retried(error):
-                    raise self._failure(error, record.attempts) from error
-                await asyncio.sleep(self.backoff.delay(retry, retry_after_s(error)))
-        raise AssertionError("the retry loop always returns or raises")
+                if attempts > self.max_retries or not is_retried(error):
+                    raise self._failure(error, attempts) from error
+                await asyncio.sleep(self.backoff.delay(attempts - 1, retry_after_s(error)))
 
     async def _streamed(self, params: dict) -> Message:
         async with self._sdk.messages.stream(**params) as stream:
@@ -183,9 +185,8 @@ class AnthropicModelClient:
                 return await stream.get_final_message()
             except ValueError as error:
                 # the stream helper raises a bare ValueError on tool input that is not JSON
-                raise ModelOutputInvalid("The streamed answer held malformed tool input.") from (
-                    error
-                )
+                malformed = "The streamed answer held malformed tool input."
+                raise ModelOutputInvalid(malformed) from error
 
     def _failure(self, error: Exception, attempts: int) -> ModelError:
         status = getattr(error, "status_code", None)

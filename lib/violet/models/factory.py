@@ -7,6 +7,7 @@ from violet.models.anthropic_client import AnthropicModelClient
 from violet.models.base import ModelClient
 from violet.models.offline import OfflineModelClient
 from violet.models.retry import Backoff
+from violet.settings import CommonSettings
 
 DEFAULT_MAIN_MODEL = "claude-opus-5-5"
 DEFAULT_FAST_MODEL = "claude-haiku-5-5"
@@ -36,4 +37,14 @@ def make_model_client(
         max_retries=max_retries,
         backoff=Backoff(base_s=backoff_base_s, max_s=backoff_max_s),
         ledger=ledger,
+    )
+
+
+def model_client_for(settings: CommonSettings) -> ModelClient:
+    """The model client a service's settings ask for: Anthropic with a key, offline without."""
+    return make_model_client(
+        api_key=settings.anthropic_api_key,
+        base_url=settings.anthropic_base_url,
+        main_model=settings.main_model,
+        fast_model=settings.fast_model,
     )

@@ -139,7 +139,7 @@ class _ToolIds:
 
 
 def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolIds) -> list[dict]:
-    if text.lstrip().lower().startswith(t.UPDATE_PREFIX.strip()):
+    if _UPDATE_SPLIT.search(text):
         return [_text(retell(text))]
     words = strip_lead(text)
     approvals = [(key, line) for kind, key, line in open_items(system) if kind == "approval"]
@@ -161,9 +161,10 @@ def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolId
 
 
 def retell(text: str) -> str:
-    """Update notes from background work, told in Violet's voice; a question is asked as is."""
+    """Update notes from background work, told in Violet's voice; a question is asked as is.
+    Words before the first note (an earlier message merged into the same turn) are left out."""
     told = []
-    for note in _UPDATE_SPLIT.split(text):
+    for note in _UPDATE_SPLIT.split(text)[1:]:
         note = re.sub(r"^done\b\W*", "", squash(note), flags=re.IGNORECASE)
         if not note:
             continue

@@ -1,0 +1,65 @@
+"""The fold: older live messages go into the rolling summary, the rest into a new model
+conversation. Runs after the answer is delivered; a failure is retried after the next turn, and
+at 2 x window the rollover happens anyway, keeping the previous summary."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from session.pins import Pins
+from session.transcript import Conversation, Transcript
+from session.window import Window
+from violet.models import ModelClient, ModelError
+from violet.models import fold as fold_call
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    folded: bool
+    forced: bool = False
+    failed: bool = False
+
+
+class Folder:
+    def __init__(
+        self, model: ModelClient, transcript: Transcript, pins: Pins, window: Window, replica: str
+    ) -> None:
+        self._model = model
+        self._transcript = transcript
+        self._pins = pins
+        self._window = window
+        self._replica = replica
+
+    async def after_turn(self, conversation: Conversation) -> FoldResult:
+        live = await self._transcript.live(conversation.id)
+        if not self._window.fold_due(len(live)):
+            return FoldResult(folded=False)
+        older, carried = self._window.split(live)
+        carry_from = carried[0].seq if carried else live[-1].seq + 1
+        summary = await self._transcript.summary_of(conversation.id)
+        promises = await self._pins.open(conversation.id, "promise")
+        try:
+            result = await fold_call(
+                self._model,
+                previous_summary=summary,
+                lines=[("person" if m.author == "you" else "violet", m.text) for m in older],
+                open_promises=[pin.text for pin in promises],
+                person=conversation.person,
+            )
+        except ModelError as error:
+            failures = await self._transcript.fold_failed(conversation.id)
+            log.warning(
+                "fold failed; retried after the next turn",
+                extra={"failures": failures, "error": str(error)},
+            )
+            if not self._window.rollover_forced(len(live)):
+                return FoldResult(folded=False, failed=True)
+            await self._transcript.roll_over(conversation.id, summary, carry_from, self._replica)
+            return FoldResult(folded=False, forced=True, failed=True)
+        kept = set(result.kept)
+        await self._pins.close(conversation.id, [pin.id for pin in promises if pin.text in kept])
+        await self._transcript.roll_over(conversation.id, result.summary, carry_from, self._replica)
+        return FoldResult(folded=True)

@@ -1,0 +1,63 @@
+"""The session's calls to memory, router and worker, each on the person's behalf."""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+
+from violet.channels import Peers
+from violet.identity import Identity
+from violet.v1 import memory_pb2, memory_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+RECALL_LIMIT = 3
+RECALL_TIMEOUT_S = 5.0
+
+
+class MemoryClient:
+    def __init__(self, peers: Peers) -> None:
+        self._peers = peers
+
+    @property
+    def _stub(self) -> memory_pb2_grpc.MemoryStub:
+        return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
+
+    async def recall(self, identity: Identity, query: str) -> list[str]:
+        """At most 3 remembered items; a turn goes on without them if memory cannot answer."""
+        try:
+            answer = await self._stub.Recall(
+                memory_pb2.RecallRequest(query=query, limit=RECALL_LIMIT),
+                metadata=identity.metadata(),
+                timeout=RECALL_TIMEOUT_S,
+            )
+        except grpc.aio.AioRpcError as error:
+            log.warning(
+                "recall failed; answering without memory", extra={"code": error.code().name}
+            )
+            return []
+        return [item.text for item in answer.items[:RECALL_LIMIT]]
+
+    async def capture(
+        self,
+        identity: Identity,
+        person_message: str,
+        violet_answer: str,
+        source_seqs: list[int],
+        confirmed_result: str = "",
+    ) -> None:
+        try:
+            await self._stub.Capture(
+                memory_pb2.CaptureRequest(
+                    person_message=person_message,
+                    violet_answer=violet_answer,
+                    confirmed_result=confirmed_result,
+                    source_seqs=source_seqs,
+                ),
+                metadata=identity.metadata(),
+            )
+        except grpc.aio.AioRpcError as error:
+            log.warning(
+                "capture failed; this turn is not remembered", extra={"code": error.code().name}
+            )

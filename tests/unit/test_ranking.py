@@ -1,0 +1,227 @@
+"""Recall ranking: what the memory service returns first for a message."""
+
+from __future__ import annotations
+
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memory.ranking import (
+    MAX_RECALL,
+    MemoryCandidate,
+    RecallIndex,
+    RecallQuery,
+    contextual_text,
+    rank_memories,
+)
+from violet.embedder import get_embedder
+
+DIM = 16
+START = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+FILLER = [
+    "I went for a long walk by the river this morning.",
+    "Work was busy today, lots of meetings.",
+    "We cooked pasta for dinner with friends.",
+    "The weather has been rainy all week.",
+    "I started reading a new novel about sailors.",
+    "My brother called to talk about his new job.",
+]
+
+
+def unit(vector: np.ndarray) -> np.ndarray:
+    return (vector / np.linalg.norm(vector)).astype(np.float32)
+
+
+def random_vector(seed: int) -> np.ndarray:
+    return unit(np.random.default_rng(seed).normal(size=DIM))
+
+
+def candidate(
+    id: str,
+    text: str,
+    *,
+    speaker: str = "Ana",
+    vector: np.ndarray | None = None,
+    at: datetime | None = None,
+    previous_text: str | None = None,
+) -> MemoryCandidate:
+    return MemoryCandidate(
+        id=id,
+        text=text,
+        speaker=speaker,
+        created_at=at or START,
+        vector=random_vector(zlib.crc32(id.encode())) if vector is None else vector,
+        previous_text=previous_text,
+    )
+
+
+def fillers() -> list[MemoryCandidate]:
+    return [candidate(f"filler-{i}", text) for i, text in enumerate(FILLER)]
+
+
+def neutral_query(text: str) -> RecallQuery:
+    """A query whose vector is equally far from every candidate: only its words count."""
+    return RecallQuery(text, np.zeros(DIM, dtype=np.float32))
+
+
+def test_an_exact_rare_word_ranks_its_item_first() -> None:
+    items = [*fillers(), candidate("cat", "Our cat Miso sleeps on the piano all afternoon.")]
+
+    ranked = rank_memories(neutral_query("What is Miso doing?"), items, k=3)
+
+    assert ranked[0].id == "cat"
+
+
+def test_a_rare_word_counts_more_than_a_common_one() -> None:
+    items = [
+        candidate("walks", "The dog loves long walks."),
+        candidate("food", "The dog eats too much."),
+        candidate("sleep", "The dog sleeps a lot."),
+        candidate("vet", "The vet said Pixel needs a vaccine."),
+    ]
+
+    ranked = rank_memories(neutral_query("dog Pixel"), items, k=1)
+
+    assert ranked[0].id == "vet"
+
+
+def test_a_paraphrase_without_shared_words_is_found_by_meaning() -> None:
+    meaning = random_vector(7)
+    close_to_meaning = unit(meaning + 0.1 * random_vector(8))
+    items = [*fillers(), candidate("coffee", "Oat milk in my coffee, always.", vector=meaning)]
+
+    ranked = rank_memories(RecallQuery("How do I take my espresso?", close_to_meaning), items)
+
+    assert ranked[0].id == "coffee"
+
+
+def test_items_by_a_speaker_the_query_names_come_first() -> None:
+    query = neutral_query("What does Ben think about the garden?")
+    items = [
+        candidate("ana-garden", "The garden needs new roses.", speaker="Ana"),
+        candidate("ben-other", "I prefer tea over coffee.", speaker="Ben"),
+        *fillers(),
+    ]
+
+    ranked = rank_memories(query, items, k=2)
+
+    assert [r.id for r in ranked] == ["ben-other", "ana-garden"]
+
+
+def test_a_reply_is_found_through_the_item_it_answers() -> None:
+    question = "How long have you been married?"
+    items = [
+        *fillers(),
+        candidate("answer", "Five years already, time flies!", previous_text=question),
+        candidate("photo", "What a lovely picture of the lake."),
+    ]
+
+    ranked = rank_memories(neutral_query("How many years has she been married?"), items, k=1)
+
+    assert ranked[0].id == "answer"
+
+
+def test_the_context_vector_carries_what_a_reply_answers() -> None:
+    about_marriage, about_holidays, reply_alone = (random_vector(seed) for seed in (21, 22, 23))
+
+    def reply(id: str, context: np.ndarray) -> MemoryCandidate:
+        return MemoryCandidate(id, "Five years already!", "Ana", START, reply_alone, None, context)
+
+    items = [reply("after-holidays", about_holidays), reply("after-wedding", about_marriage)]
+
+    ranked = rank_memories(RecallQuery("anniversary", about_marriage), items, k=2)
+
+    assert [r.id for r in ranked] == ["after-wedding", "after-holidays"]
+
+
+def test_an_item_can_be_found_by_the_month_it_was_said() -> None:
+    items = [
+        candidate(f"day-{i}", text, at=START + timedelta(days=40 * i))
+        for i, text in enumerate(FILLER)
+    ]
+    said_in_june = [c for c in items if c.created_at.month == 6]
+
+    ranked = rank_memories(neutral_query("What happened in June 2024?"), items, k=1)
+
+    assert [r.id for r in ranked] == [said_in_june[0].id]
+
+
+def test_results_are_at_most_k_best_first() -> None:
+    items = fillers()
+
+    ranked = rank_memories(neutral_query("dinner with friends and pasta"), items, k=3)
+
+    assert len(ranked) == 3
+    assert ranked[0].id == "filler-2"
+    assert [r.score for r in ranked] == sorted((r.score for r in ranked), reverse=True)
+
+
+def test_fewer_candidates_than_k_returns_them_all() -> None:
+    ranked = rank_memories(neutral_query("walk"), fillers()[:2], k=MAX_RECALL)
+
+    assert {r.id for r in ranked} == {"filler-0", "filler-1"}
+
+
+def test_no_candidates_recall_nothing() -> None:
+    assert rank_memories(neutral_query("anything"), [], k=3) == []
+
+
+@pytest.mark.parametrize("k", [0, MAX_RECALL + 1])
+def test_k_outside_one_to_five_is_refused(k: int) -> None:
+    with pytest.raises(ValueError, match="between 1 and 5"):
+        rank_memories(neutral_query("walk"), fillers(), k=k)
+
+
+def test_a_query_without_any_known_word_still_ranks_by_meaning() -> None:
+    target = random_vector(31)
+    items = [*fillers(), candidate("target", "Quiet evening at home.", vector=target)]
+
+    ranked = rank_memories(RecallQuery("???", target), items, k=1)
+
+    assert ranked[0].id == "target"
+
+
+def test_a_query_vector_of_another_size_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="dimensions"):
+        rank_memories(RecallQuery("walk", np.ones(DIM + 1, dtype=np.float32)), fillers())
+
+
+def test_one_index_serves_many_threads_with_the_same_answers() -> None:
+    index = RecallIndex([*fillers(), candidate("cat", "Our cat Miso sleeps on the piano.")])
+    queries = [neutral_query(text) for text in ("Miso", "river walk", "pasta", "novel")] * 8
+    alone = [index.search(query) for query in queries]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(index.search, queries))
+
+    assert together == alone
+
+
+def test_contextual_text_puts_the_previous_item_first() -> None:
+    assert contextual_text("How are you?", "Fine!") == "How are you?\nFine!"
+    assert contextual_text(None, "Fine!") == "Fine!"
+
+
+def test_with_the_real_embedder_a_fact_is_recalled_from_a_question_in_other_words() -> None:
+    embedder = get_embedder()
+    texts = [
+        *FILLER,
+        "My cat is called Miso.",
+        "I take my coffee with oat milk.",
+        "Je travaille comme infirmière à Lyon.",
+    ]
+    vectors = embedder.embed(texts)
+    items = [
+        MemoryCandidate(str(i), text, "Ana", START, vectors[i]) for i, text in enumerate(texts)
+    ]
+
+    def best(question: str) -> str:
+        query = RecallQuery(question, embedder.embed_query(question))
+        return texts[int(rank_memories(query, items, k=1)[0].id)]
+
+    assert best("What is the name of my pet?") == "My cat is called Miso."
+    assert best("How do I like my coffee?") == "I take my coffee with oat milk."
+    assert best("What do I do for a living?") == "Je travaille comme infirmière à Lyon."
