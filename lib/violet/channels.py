@@ -6,6 +6,8 @@ from typing import Any
 
 import grpc
 
+from violet.telemetry import client_interceptors
+
 # Keepalive pings let a long Follow stream notice a vanished peer.
 _CHANNEL_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
@@ -31,7 +33,9 @@ class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
 def open_channel(address: str, timeout_s: float) -> grpc.aio.Channel:
     """A channel whose unary calls time out after `timeout_s` unless the caller says otherwise."""
     return grpc.aio.insecure_channel(
-        address, options=_CHANNEL_OPTIONS, interceptors=[_Patient(timeout_s)]
+        address,
+        options=_CHANNEL_OPTIONS,
+        interceptors=[_Patient(timeout_s), *client_interceptors()],
     )
 
 

@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 
 from violet.logs import setup_logging
 from violet.settings import CommonSettings, S, load_settings
+from violet.telemetry import server_interceptors, setup_telemetry, shutdown_telemetry
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ async def serve(
         loop.add_signal_handler(signum, stop.set)
 
     async with resources() as hosted:
-        server = grpc.aio.server()
+        server = grpc.aio.server(interceptors=server_interceptors())
         names = list(hosted.register(server))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -94,4 +95,8 @@ def run(
         return
     if sys.argv[1:]:
         raise SystemExit(f"usage: python -m {name} [migrate]")
-    asyncio.run(serve(name, settings, lambda: resources(settings)))
+    setup_telemetry(name)
+    try:
+        asyncio.run(serve(name, settings, lambda: resources(settings)))
+    finally:
+        shutdown_telemetry()

@@ -11,6 +11,7 @@ from gateway.settings import GatewaySettings
 from violet.channels import Peers
 from violet.logs import setup_logging
 from violet.settings import load_settings
+from violet.telemetry import setup_telemetry, shutdown_telemetry
 
 NAME = "gateway"
 # Past the protocol's 64 KiB, so an oversized frame gets a plain `bad_frame`, not a dropped socket.
@@ -33,7 +34,11 @@ def main() -> None:
         timeout_graceful_shutdown=int(settings.drain_s),
         lifespan="on",
     )
-    asyncio.run(uvicorn.Server(config).serve())
+    setup_telemetry(NAME)
+    try:
+        asyncio.run(uvicorn.Server(config).serve())
+    finally:
+        shutdown_telemetry()
 
 
 if __name__ == "__main__":

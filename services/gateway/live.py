@@ -13,6 +13,7 @@ import logging
 from datetime import UTC
 
 import grpc
+from opentelemetry import trace
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway import frames
@@ -23,6 +24,7 @@ from violet.identity import Identity, Unauthorized, verify_token
 from violet.v1 import memory_pb2, memory_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
+tracer = trace.get_tracer(__name__)
 
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_UNAVAILABLE = 1013
@@ -202,8 +204,15 @@ class LiveEndpoint:
                 "rate_limited",
                 "That's a lot of messages at once. Please wait a few seconds and send it again.",
             )
+        # A say starts the turn's trace: every service's spans for it share this trace id.
+        with tracer.start_as_current_span("say", kind=trace.SpanKind.SERVER) as span:
+            span.set_attribute("violet.say.chars", len(say.text))
+            reply = await self._store(identity, say)
+        await device.send(frames.outgoing("ack", id=say.id, seq=reply.seq))
+
+    async def _store(self, identity: Identity, say: Say) -> session_pb2.SayReply:
         try:
-            reply = await self._session.Say(
+            return await self._session.Say(
                 session_pb2.SayRequest(client_id=json.dumps(say.id), text=say.text),
                 metadata=identity.metadata(),
             )
@@ -211,7 +220,6 @@ class LiveEndpoint:
             if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
                 raise FrameError("bad_frame", "Violet couldn't take that message.") from None
             raise FrameError("unavailable", UNAVAILABLE_TEXT) from None
-        await device.send(frames.outgoing("ack", id=say.id, seq=reply.seq))
 
     async def _memory_page(
         self, device: Device, identity: Identity, request: MemoryRequest

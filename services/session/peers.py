@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 
 import grpc
+from opentelemetry import trace
 
 from violet.channels import Peers
 from violet.identity import Identity
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
 log = logging.getLogger(__name__)
+tracer = trace.get_tracer(__name__)
 
 RECALL_LIMIT = 3
 RECALL_TIMEOUT_S = 5.0
@@ -26,18 +28,23 @@ class MemoryClient:
 
     async def recall(self, identity: Identity, query: str) -> list[str]:
         """At most 3 remembered items; a turn goes on without them if memory cannot answer."""
-        try:
-            answer = await self._stub.Recall(
-                memory_pb2.RecallRequest(query=query, limit=RECALL_LIMIT),
-                metadata=identity.metadata(),
-                timeout=RECALL_TIMEOUT_S,
-            )
-        except grpc.aio.AioRpcError as error:
-            log.warning(
-                "recall failed; answering without memory", extra={"code": error.code().name}
-            )
-            return []
-        return [item.text for item in answer.items[:RECALL_LIMIT]]
+        with tracer.start_as_current_span("recall") as span:
+            try:
+                answer = await self._stub.Recall(
+                    memory_pb2.RecallRequest(query=query, limit=RECALL_LIMIT),
+                    metadata=identity.metadata(),
+                    timeout=RECALL_TIMEOUT_S,
+                )
+            except grpc.aio.AioRpcError as error:
+                log.warning(
+                    "recall failed; answering without memory", extra={"code": error.code().name}
+                )
+                span.set_attribute("violet.recall.failed", True)
+                return []
+            items = answer.items[:RECALL_LIMIT]
+            span.set_attribute("violet.recall.items", len(items))
+            span.set_attribute("violet.recall.scores", [round(item.score, 4) for item in items])
+            return [item.text for item in items]
 
     async def capture(
         self,
@@ -46,6 +53,19 @@ class MemoryClient:
         violet_answer: str,
         source_seqs: list[int],
         confirmed_result: str = "",
+    ) -> None:
+        with tracer.start_as_current_span("capture"):
+            await self._send_capture(
+                identity, person_message, violet_answer, source_seqs, confirmed_result
+            )
+
+    async def _send_capture(
+        self,
+        identity: Identity,
+        person_message: str,
+        violet_answer: str,
+        source_seqs: list[int],
+        confirmed_result: str,
     ) -> None:
         try:
             await self._stub.Capture(

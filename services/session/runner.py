@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from opentelemetry import metrics, trace
+
 from session.feed import Feed
 from session.fold import Folder
 from session.peers import MemoryClient
@@ -17,8 +19,13 @@ from session.turn import MainSession
 from session.turn_lock import TurnLock
 from session.updates import Update, Updates
 from violet.identity import Identity, service_identity
+from violet.telemetry import context_from, span_context_from
 
 log = logging.getLogger(__name__)
+tracer = trace.get_tracer(__name__)
+meter = metrics.get_meter(__name__)
+TURNS = meter.create_counter("violet.turns", description="Turns of the main session")
+FOLDS = meter.create_counter("violet.folds", description="Folds tried, by outcome")
 
 LOCK_RETRY_S = 0.1
 
@@ -110,25 +117,44 @@ class TurnRunner:
                         await self._tell(conversation, work)
 
     async def _turn(self, conversation: Conversation, message: Message) -> None:
-        identity = service_identity(conversation.person, self._secret)
-        model_conversation = await self._model_conversation(conversation)
-        text = await self._main.answer(conversation, identity, message)
-        answer_seq = await self._transcript.append_answer(
-            conversation, message, text, model_conversation
-        )
-        self._feed.publish(conversation.id)
-        self._capture(identity, message.text, text, [message.seq, answer_seq])
-        await self._folder.after_turn(conversation)
+        # The turn joins the trace its message arrived in, whichever replica runs it.
+        with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
+            identity = service_identity(conversation.person, self._secret)
+            model_conversation = await self._model_conversation(conversation)
+            text = await self._main.answer(conversation, identity, message)
+            answer_seq = await self._transcript.append_answer(
+                conversation, message, text, model_conversation
+            )
+            self._feed.publish(conversation.id)
+            TURNS.add(1, {"violet.turn.kind": "message"})
+            self._capture(identity, message.text, text, [message.seq, answer_seq])
+            await self._fold(conversation)
 
     async def _tell(self, conversation: Conversation, update: Update) -> None:
-        identity = service_identity(conversation.person, self._secret)
-        model_conversation = await self._model_conversation(conversation)
-        text = await self._main.tell(conversation, identity, update)
-        seq = await self._transcript.append_told(conversation, update.id, text, model_conversation)
-        self._feed.publish(conversation.id)
-        if update.kind == "result":
-            self._capture(identity, "", text, [seq], confirmed_result=update.text)
-        await self._folder.after_turn(conversation)
+        linked = span_context_from(update.trace_context)
+        links = [trace.Link(linked)] if linked else []
+        with tracer.start_as_current_span("tell update", links=links) as span:
+            span.set_attribute("violet.update.kind", update.kind)
+            identity = service_identity(conversation.person, self._secret)
+            model_conversation = await self._model_conversation(conversation)
+            text = await self._main.tell(conversation, identity, update)
+            seq = await self._transcript.append_told(
+                conversation, update.id, text, model_conversation
+            )
+            self._feed.publish(conversation.id)
+            TURNS.add(1, {"violet.turn.kind": "update"})
+            if update.kind == "result":
+                self._capture(identity, "", text, [seq], confirmed_result=update.text)
+            await self._fold(conversation)
+
+    async def _fold(self, conversation: Conversation) -> None:
+        with tracer.start_as_current_span("fold") as span:
+            result = await self._folder.after_turn(conversation)
+            span.set_attribute("violet.fold.folded", result.folded)
+            span.set_attribute("violet.fold.forced", result.forced)
+            span.set_attribute("violet.fold.failed", result.failed)
+            if result.folded or result.failed:
+                FOLDS.add(1, {"violet.fold.outcome": "failed" if result.failed else "folded"})
 
     def _capture(
         self,

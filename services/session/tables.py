@@ -81,6 +81,8 @@ messages = Table(
     Column("reply_to", String(200), nullable=True),
     Column("answered", Boolean, nullable=False, default=False),
     Column("model_conversation_id", String(40), nullable=True),
+    # The trace the message arrived in, so its turn joins that trace on any replica.
+    Column("trace_context", String(400), nullable=True),
     UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
     UniqueConstraint("conversation_id", "client_id", "text_digest", name="uq_messages_idempotency"),
     Index("ix_messages_unanswered", "conversation_id", "answered"),
@@ -101,6 +103,8 @@ updates = Table(
     Column("approval_ref", String(80), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("told_seq", Integer, nullable=True),
+    # The trace of the work that sent it, linked from the telling.
+    Column("trace_context", String(400), nullable=True),
     UniqueConstraint("conversation_id", "key", name="uq_updates_key"),
     Index("ix_updates_untold", "conversation_id", "told_seq"),
 )

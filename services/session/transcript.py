@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import conversations, messages, model_conversations, updates
+from violet.telemetry import carrier
 
 NOTIFY_CHANNEL = "violet_transcript"
 
@@ -40,6 +41,7 @@ class Message:
     at: datetime
     reply_to: str | None = None
     client_id: str | None = None
+    trace_context: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,9 @@ def _digest(text_: str) -> str:
 
 def _row_to_message(row) -> Message:  # type: ignore[no-untyped-def]
     at = row.at if row.at.tzinfo else row.at.replace(tzinfo=UTC)
-    return Message(row.seq, row.author, row.text, at, row.reply_to, row.client_id)
+    return Message(
+        row.seq, row.author, row.text, at, row.reply_to, row.client_id, row.trace_context
+    )
 
 
 class Transcript:
@@ -120,6 +124,7 @@ class Transcript:
                 client_id=client_id,
                 text_digest=digest,
                 answered=False,
+                trace_context=carrier(),
             )
         except IntegrityError:  # the same retry raced us and won
             existing = await self._find_say(conversation, client_id, digest)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import logging
 
+from opentelemetry import trace
+
 from session.actions import MainActions
 from session.context import model_messages, system_prompt
 from session.peers import MemoryClient
 from session.pins import Pins
 from session.transcript import Conversation, Message, Transcript
+from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
 from violet.models import ModelClient, ModelError, Reply
-from violet.models.tools import MAIN_TOOLS
+from violet.models.tools import MAIN_TOOLS, UPDATE_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +43,40 @@ class MainSession:
 
     async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
         live = [m for m in await self._transcript.live(conversation.id) if m.seq <= message.seq]
-        remembered = await self._memory.recall(identity, message.text)
+        return await self._respond(conversation, identity, message.text, live, [])
+
+    async def tell(self, conversation: Conversation, identity: Identity, update: Update) -> str:
+        """Violet's own words for a work update: a result, or a question waiting for a yes."""
+        if update.kind == "result":
+            await self._pins.close_ref(conversation.id, "work", update.topic)
+            await self._pins.close_ref(conversation.id, "promise", update.topic)
+        else:
+            await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
+        live = await self._transcript.live(conversation.id)
+        note = {"role": "user", "content": UPDATE_PREFIX + update.text}
+        return await self._respond(conversation, identity, update.text, live, [note])
+
+    async def _respond(
+        self,
+        conversation: Conversation,
+        identity: Identity,
+        query: str,
+        live: list[Message],
+        extra: list[dict],
+    ) -> str:
+        remembered = await self._memory.recall(identity, query)
+        open_pins = await self._pins.open(conversation.id)
         system = system_prompt(
-            await self._transcript.summary_of(conversation.id),
-            remembered,
-            await self._pins.open(conversation.id),
+            await self._transcript.summary_of(conversation.id), remembered, open_pins
         )
-        messages = model_messages(self._window.visible(live))
+        visible = self._window.visible(live)
+        span = trace.get_current_span()
+        span.set_attribute("violet.turn.window", self._window.size)
+        span.set_attribute("violet.turn.live_messages", len(live))
+        span.set_attribute("violet.turn.visible_messages", len(visible))
+        span.set_attribute("violet.turn.pinned_items", len(open_pins))
+        span.set_attribute("violet.turn.memory_items", len(remembered))
+        messages = _join(model_messages(visible), extra)
         try:
             return await self._converse(conversation, identity, system, messages)
         except ModelError as error:

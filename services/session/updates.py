@@ -22,6 +22,7 @@ class Update:
     kind: Kind
     text: str
     approval_ref: str | None = None
+    trace_context: str | None = None
 
 
 class Updates:
@@ -68,4 +69,4 @@ class Updates:
             ).first()
         if row is None:
             return None
-        return Update(row.id, row.topic, row.kind, row.text, row.approval_ref)
+        return Update(row.id, row.topic, row.kind, row.text, row.approval_ref, row.trace_context)

@@ -1,0 +1,134 @@
+"""The one telemetry setup: traces and metrics over OTLP, and a JSON-lines span file.
+
+Configured only by the standard `OTEL_*` variables (service name, resource attributes, the OTLP
+endpoint) plus `VIOLET_TRACE_FILE`, which appends every finished span as one JSON line, and
+`VIOLET_TRACE_CONTENT=1`, which allows message text on spans for debugging.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+
+from opentelemetry import metrics, trace
+from opentelemetry.context import Context
+from opentelemetry.instrumentation.grpc import aio_client_interceptors, aio_server_interceptor
+from opentelemetry.instrumentation.grpc.filters import any_of, health_check, negate, service_prefix
+from opentelemetry.propagate import extract, inject
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
+
+# Health checks and reflection are plumbing, not turns: they make no spans.
+_TRACED_CALLS = negate(any_of(health_check(), service_prefix("grpc.reflection")))
+
+
+def content_allowed() -> bool:
+    """Message text and personal facts go on spans only when debugging asks for it."""
+    return os.environ.get("VIOLET_TRACE_CONTENT") == "1"
+
+
+class JsonLinesSpanExporter(SpanExporter):
+    """Appends each span as one JSON line; several processes may share the file."""
+
+    def __init__(self, path: str, service: str) -> None:
+        self._path = path
+        self._service = service
+        self._lock = threading.Lock()
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        lines = "".join(json.dumps(self._entry(span), default=str) + "\n" for span in spans)
+        with self._lock, open(self._path, "a", encoding="utf-8") as file:
+            file.write(lines)  # one write of whole lines, so processes never interleave a line
+        return SpanExportResult.SUCCESS
+
+    def _entry(self, span: ReadableSpan) -> dict:
+        context = span.get_span_context()
+        return {
+            "trace_id": format(context.trace_id, "032x"),
+            "span_id": format(context.span_id, "016x"),
+            "parent_id": format(span.parent.span_id, "016x") if span.parent else None,
+            "name": span.name,
+            "service": self._service,
+            "attributes": dict(span.attributes or {}),
+            "links": [
+                {
+                    "trace_id": format(link.context.trace_id, "032x"),
+                    "span_id": format(link.context.span_id, "016x"),
+                }
+                for link in span.links
+            ],
+            "start": span.start_time,
+            "end": span.end_time,
+        }
+
+    def shutdown(self) -> None:
+        pass
+
+
+def setup_telemetry(service: str) -> None:
+    """Installs the tracer and meter providers for this process (once, at start)."""
+    name = os.environ.get("OTEL_SERVICE_NAME") or service
+    resource = Resource.create({"service.name": name, "service.namespace": "violet"})
+    tracer_provider = TracerProvider(resource=resource)
+    readers = []
+    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+        tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
+    trace_file = os.environ.get("VIOLET_TRACE_FILE")
+    if trace_file:
+        exporter = JsonLinesSpanExporter(trace_file, name)
+        tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(tracer_provider)
+    metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers))
+
+
+def shutdown_telemetry() -> None:
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, TracerProvider):
+        provider.shutdown()
+    meter_provider = metrics.get_meter_provider()
+    if isinstance(meter_provider, MeterProvider):
+        meter_provider.shutdown()
+
+
+def server_interceptors() -> list:
+    return [aio_server_interceptor(filter_=_TRACED_CALLS)]
+
+
+def client_interceptors() -> list:
+    return list(aio_client_interceptors(filter_=_TRACED_CALLS))
+
+
+def carrier() -> str:
+    """The current trace context as text, to store beside work that continues later."""
+    headers: dict[str, str] = {}
+    inject(headers)
+    return json.dumps(headers) if headers else ""
+
+
+def context_from(stored: str | None) -> Context | None:
+    """The trace context stored by `carrier`, or None."""
+    if not stored:
+        return None
+    return extract(json.loads(stored))
+
+
+def span_context_from(stored: str | None) -> trace.SpanContext | None:
+    context = context_from(stored)
+    if context is None:
+        return None
+    span_context = trace.get_current_span(context).get_span_context()
+    return span_context if span_context.is_valid else None
