@@ -133,7 +133,7 @@ async def test_a_failed_call_is_marked_and_counted(spans, messages_api):
     assert ledger.totals("ben").failed_calls == 1 and ledger.totals("ben").calls == 1
 
 
-async def test_tokens_are_counted_per_person_on_the_metric(metrics):
+async def test_tokens_are_counted_on_the_metric_without_naming_the_person(metrics):
     client = OfflineModelClient(ledger=UsageLedger())
     reply = await client.reply(
         tier="main",
@@ -142,12 +142,11 @@ async def test_tokens_are_counted_per_person_on_the_metric(metrics):
         tools=[],
         person="cleo",
     )
-    points = {
-        attributes["gen_ai.token.type"]: value
-        for attributes, value in token_points(metrics)
-        if attributes["violet.person"] == "cleo"
-    }
-    assert points == {"input": reply.usage.input_tokens, "output": reply.usage.output_tokens}
+    points = token_points(metrics)
+    assert all("violet.person" not in attributes for attributes, _ in points)
+    totals = {attributes["gen_ai.token.type"]: value for attributes, value in points}
+    assert totals["input"] >= reply.usage.input_tokens
+    assert totals["output"] >= reply.usage.output_tokens
 
 
 def test_the_ledger_keeps_people_apart():

@@ -6,8 +6,8 @@ Message text goes on spans only when `VIOLET_TRACE_CONTENT=1`.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +19,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 
 from violet.models.base import Usage
 from violet.models.errors import ModelOutputInvalid, ModelRejected, ModelUnavailable
+from violet.telemetry import content_allowed as trace_content
 
 SYSTEM = "anthropic"
 
@@ -32,8 +33,9 @@ _duration = _meter.create_histogram(
 )
 
 
-def trace_content() -> bool:
-    return os.environ.get("VIOLET_TRACE_CONTENT") == "1"
+def opaque_user_id(person: str) -> str:
+    """What the API and the spans see of the person: a stable hash, never the id itself."""
+    return hashlib.sha256(person.encode()).hexdigest()[:32]
 
 
 @dataclass
@@ -142,7 +144,8 @@ def model_call(
         "gen_ai.operation.name": "chat",
         "gen_ai.request.model": model,
         "violet.model.call": call,
-        "violet.person": person,
+        # An opaque digest: spans name no person unless content tracing is on.
+        "violet.person": person if trace_content() else opaque_user_id(person),
     }
     if max_tokens is not None:
         attributes["gen_ai.request.max_tokens"] = max_tokens
@@ -208,6 +211,7 @@ def _finish(
         "violet.model.call": call,
         "violet.model.outcome": outcome,
     }
-    _tokens.add(input_tokens, {**common, "gen_ai.token.type": "input", "violet.person": person})
-    _tokens.add(output_tokens, {**common, "gen_ai.token.type": "output", "violet.person": person})
+    # Per-person totals live in the ledger; a metric label per person would not scale.
+    _tokens.add(input_tokens, {**common, "gen_ai.token.type": "input"})
+    _tokens.add(output_tokens, {**common, "gen_ai.token.type": "output"})
     _duration.record(latency_s, common)

@@ -4,7 +4,6 @@ fast model for strict structured calls, with our own retries and accounting."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
@@ -13,7 +12,14 @@ import anthropic
 import httpx2
 from anthropic.types import Message
 
-from violet.models.accounting import LEDGER, CallRecord, UsageLedger, model_call, trace_content
+from violet.models.accounting import (
+    LEDGER,
+    CallRecord,
+    UsageLedger,
+    model_call,
+    opaque_user_id,
+    trace_content,
+)
 from violet.models.base import Reply, Tier, Tool, Usage, reply_from_blocks
 from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
 from violet.models.retry import Backoff, is_retried, retry_after_s
@@ -45,11 +51,6 @@ def block_dict(block: Any) -> dict:
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     return block.to_dict(mode="json", exclude_none=True)
-
-
-def opaque_user_id(person: str) -> str:
-    """What the API sees of the person: a stable hash, never the id itself."""
-    return hashlib.sha256(person.encode()).hexdigest()[:32]
 
 
 class AnthropicModelClient:
