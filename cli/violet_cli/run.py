@@ -29,7 +29,7 @@ def gateway_url(settings: CommonSettings) -> str:
     return f"http://{settings.gateway_addr}"
 
 
-def _ready(settings: CommonSettings) -> bool:
+def ready(settings: CommonSettings) -> bool:
     for service in SERVICES[:-1]:
         with grpc.insecure_channel(settings.address_of(service)) as channel:
             try:
@@ -46,10 +46,18 @@ def _ready(settings: CommonSettings) -> bool:
         return False
 
 
-def start(settings: CommonSettings) -> dict[str, subprocess.Popen[bytes]]:
-    env = {**os.environ, "VIOLET_HOME": str(settings.home)}
+def start(
+    settings: CommonSettings, env: dict[str, str] | None = None, quiet: bool = False
+) -> dict[str, subprocess.Popen[bytes]]:
+    environment = {**os.environ, "VIOLET_HOME": str(settings.home), **(env or {})}
     resolve_secret(settings.secret, settings.home)  # made once, before five readers race
-    return {name: subprocess.Popen([sys.executable, "-m", name], env=env) for name in SERVICES}
+    output = subprocess.DEVNULL if quiet else None
+    return {
+        name: subprocess.Popen(
+            [sys.executable, "-m", name], env=environment, stdout=output, stderr=output
+        )
+        for name in SERVICES
+    }
 
 
 def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
@@ -79,7 +87,7 @@ def run_stack() -> int:
                 print(f"Violet stopped: the {dead[0]} service exited.", file=sys.stderr)
                 return 1
             if not announced:
-                if _ready(settings):
+                if ready(settings):
                     print(f"Violet is ready: {gateway_url(settings)}", flush=True)
                     announced = True
                 elif time.monotonic() > deadline:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from opentelemetry import metrics, trace
 
@@ -26,6 +27,9 @@ tracer = trace.get_tracer(__name__)
 meter = metrics.get_meter(__name__)
 TURNS = meter.create_counter("violet.turns", description="Turns of the main session")
 FOLDS = meter.create_counter("violet.folds", description="Folds tried, by outcome")
+TURN_SECONDS = meter.create_histogram(
+    "violet.turn.duration", unit="s", description="From a turn's start to its stored answer"
+)
 
 LOCK_RETRY_S = 0.1
 
@@ -119,6 +123,7 @@ class TurnRunner:
     async def _turn(self, conversation: Conversation, message: Message) -> None:
         # The turn joins the trace its message arrived in, whichever replica runs it.
         with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
+            began = time.monotonic()
             identity = service_identity(conversation.person, self._secret)
             model_conversation = await self._model_conversation(conversation)
             text = await self._main.answer(conversation, identity, message)
@@ -127,6 +132,7 @@ class TurnRunner:
             )
             self._feed.publish(conversation.id)
             TURNS.add(1, {"violet.turn.kind": "message"})
+            TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
             self._capture(identity, message.text, text, [message.seq, answer_seq])
             await self._fold(conversation)
 
