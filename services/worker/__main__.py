@@ -1,28 +1,110 @@
-"""`python -m worker` serves the worker service."""
+"""`python -m worker` serves the worker service; `python -m worker migrate` only migrates."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import socket
 from collections.abc import AsyncIterator
 
+from violet import database
+from violet.channels import Peers
+from violet.identity import resolve_secret
+from violet.models import model_client_for
 from violet.server import Hosted, run
-from violet.settings import CommonSettings
 from violet.v1 import worker_pb2, worker_pb2_grpc
+from worker.agent import WorkAgent
+from worker.folders import Folders
+from worker.mail import Mailer
+from worker.reporter import Reporter
+from worker.runner import WorkRunner
+from worker.sandbox import Limits, choose_sandbox
+from worker.service import WorkerService
+from worker.settings import WorkerSettings
+from worker.store import WorkStore
+from worker.toolbox import Toolbox
+from worker.web import Web
 
 NAME = "worker"
+VERSION_TABLE = "alembic_version_worker"
+
+
+def migrate(settings: WorkerSettings) -> None:
+    database.migrate(database.sync_url(settings, NAME), "worker.migrations", VERSION_TABLE)
 
 
 @contextlib.asynccontextmanager
-async def resources(settings: CommonSettings) -> AsyncIterator[Hosted]:
+async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
+    engine = database.open_engine(database.sync_url(settings, NAME))
+    store = WorkStore(database.sessionmaker(engine))
+    secret = resolve_secret(settings.secret, settings.home)
+    replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
+    peers = Peers(
+        {name: settings.address_of(name) for name in ("session", "router")},
+        settings.rpc_timeout_s,
+    )
+    model = model_client_for(settings)
+    web = Web(
+        timeout_s=settings.fetch_timeout_s,
+        max_bytes=settings.fetch_max_bytes,
+        block_private=settings.fetch_block_private,
+        search_url=settings.search_url,
+    )
+    limits = Limits(settings.sandbox_timeout_s, settings.sandbox_memory_mb)
+    root = settings.workspace_root()
+    toolbox = Toolbox(
+        web=web,
+        folders=Folders(root),
+        sandbox=choose_sandbox(limits, hidden=(settings.home.resolve(), root)),
+        limits=limits,
+        mailer=Mailer(settings.smtp_url, settings.smtp_from),
+        store=store,
+    )
+    reporter = Reporter(peers, store, secret)
+    agent = WorkAgent(
+        model=model,
+        store=store,
+        toolbox=toolbox,
+        reporter=reporter,
+        max_steps=settings.work_max_steps,
+        window_requests=settings.work_window_requests,
+    )
+    runner = WorkRunner(
+        store=store,
+        agent=agent,
+        replica=replica,
+        per_person=settings.work_per_person,
+        overall=settings.work_overall,
+        idle_s=settings.work_idle_s,
+        lease_s=settings.work_lease_s,
+    )
+    service = WorkerService(store, runner, secret)
+    background = [
+        asyncio.create_task(runner.sweep_forever(settings.work_sweep_s)),
+        asyncio.create_task(runner.unload_idle_forever()),
+        asyncio.create_task(reporter.send_forever()),
+    ]
+
     def register(server) -> list[str]:  # type: ignore[no-untyped-def]
-        worker_pb2_grpc.add_WorkerServicer_to_server(worker_pb2_grpc.WorkerServicer(), server)
+        worker_pb2_grpc.add_WorkerServicer_to_server(service, server)
         return [worker_pb2.DESCRIPTOR.services_by_name["Worker"].full_name]
 
-    yield Hosted(register)
+    try:
+        yield Hosted(register)
+    finally:
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        await runner.stop(settings.drain_s)
+        await peers.close()
+        await web.aclose()
+        await model.aclose()
+        await engine.dispose()
 
 
 def main() -> None:
-    run(NAME, CommonSettings, resources)
+    run(NAME, WorkerSettings, resources, migrate)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,161 @@
+"""Runs work sessions: at most a few at once per person and overall, one replica per session
+(a lease), each kept loaded between turns and unloaded when idle.
+
+Loaded means the session's model conversation is held in memory here. Its state is stored
+with every step, so unloading only lets go of the copy; the next turn loads it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from worker.agent import WorkAgent
+from worker.store import WorkSession, WorkStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Loaded:
+    session: WorkSession
+    last_turn: float
+
+
+class WorkRunner:
+    def __init__(
+        self,
+        *,
+        store: WorkStore,
+        agent: WorkAgent,
+        replica: str,
+        per_person: int,
+        overall: int,
+        idle_s: float,
+        lease_s: float,
+    ) -> None:
+        self._store = store
+        self._agent = agent
+        self._replica = replica
+        self._per_person_limit = per_person
+        self._overall = asyncio.Semaphore(overall)
+        self._per_person: dict[str, asyncio.Semaphore] = {}
+        self._idle_s = idle_s
+        self._lease_s = lease_s
+        self._loaded: dict[str, Loaded] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
+        self._stopping = False
+
+    def wake(self, session_id: str, person: str) -> None:
+        """Runs the session's next steps soon (again, if it is running now)."""
+        if self._stopping:
+            return  # stored already; found again at the next start
+        if session_id in self._tasks:
+            self._again.add(session_id)
+            return
+        self._tasks[session_id] = asyncio.create_task(self._drain(session_id, person))
+
+    async def sweep_forever(self, every_s: float) -> None:
+        """Finds work nobody is running (unfinished at a start, or left by a stopped replica)."""
+        while True:
+            try:
+                for session_id, person in await self._store.runnable():
+                    self.wake(session_id, person)
+            except Exception:
+                log.exception("the sweep for unfinished work failed")
+            await asyncio.sleep(every_s)
+
+    async def unload_idle_forever(self) -> None:
+        every_s = max(0.1, min(self._idle_s / 4, 5.0))
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                await self.unload_idle()
+            except Exception:
+                log.exception("unloading idle work sessions failed")
+
+    async def unload_idle(self) -> None:
+        moment = time.monotonic()
+        for session_id, loaded in list(self._loaded.items()):
+            if session_id in self._tasks or moment - loaded.last_turn < self._idle_s:
+                continue
+            del self._loaded[session_id]
+            await self._store.mark_unloaded(session_id, self._replica)
+            log.info("work session unloaded", extra={"topic": session_id})
+
+    async def stop(self, grace_s: float) -> None:
+        """Lets steps under way end for up to `grace_s`; the rest resume at the next start."""
+        self._stopping = True
+        running = list(self._tasks.values())
+        if running:
+            await asyncio.wait(running, timeout=grace_s)
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        for session_id in list(self._loaded):
+            await self._store.mark_unloaded(session_id, self._replica)
+        self._loaded.clear()
+
+    async def _drain(self, session_id: str, person: str) -> None:
+        try:
+            slot = self._per_person.setdefault(person, asyncio.Semaphore(self._per_person_limit))
+            async with slot, self._overall:
+                while not self._stopping:
+                    self._again.discard(session_id)
+                    async with self._leased(session_id) as held:
+                        if not held:
+                            return  # another replica runs it, and sees what is new
+                        await self._run(session_id)
+                    if session_id not in self._again:
+                        return
+        except Exception:
+            log.exception("work step failed; the sweep tries again", extra={"topic": session_id})
+        finally:
+            del self._tasks[session_id]
+
+    @contextlib.asynccontextmanager
+    async def _leased(self, session_id: str) -> AsyncIterator[bool]:
+        if not await self._store.claim(session_id, self._replica, self._lease_s):
+            yield False
+            return
+        renewal = asyncio.create_task(self._renew(session_id))
+        try:
+            yield True
+        finally:
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewal
+            await asyncio.shield(self._store.release(session_id, self._replica))
+
+    async def _renew(self, session_id: str) -> None:
+        while True:
+            await asyncio.sleep(self._lease_s / 3)
+            await self._store.claim(session_id, self._replica, self._lease_s)
+
+    async def _run(self, session_id: str) -> None:
+        loaded = await self._load(session_id)
+        try:
+            while not self._stopping and await self._agent.advance(loaded.session):
+                loaded.last_turn = time.monotonic()
+        except BaseException:
+            # The copy may be ahead of what was stored; the next turn loads the stored state.
+            self._loaded.pop(session_id, None)
+            raise
+        loaded.last_turn = time.monotonic()
+
+    async def _load(self, session_id: str) -> Loaded:
+        loaded = self._loaded.get(session_id)
+        if loaded and loaded.session.version == await self._store.version_of(session_id):
+            return loaded
+        session = await self._store.load(session_id, self._replica)
+        log.info(
+            "work session loaded", extra={"topic": session_id, "messages": len(session.messages)}
+        )
+        loaded = Loaded(session, time.monotonic())
+        self._loaded[session_id] = loaded
+        return loaded

@@ -1,0 +1,193 @@
+"""Running short Python for a person: no network, a time and memory limit, and of the disk only
+the interpreter and that person's own folder.
+
+`Sandbox` is the interface; `BubblewrapSandbox` runs each program in fresh Linux namespaces
+(Debian's `bubblewrap`) under resource limits (`prlimit`). A deployment that wants each run in
+its own Kubernetes Pod implements the same `run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from worker.folders import PersonFolder
+
+log = logging.getLogger(__name__)
+
+OUTPUT_LIMIT_BYTES = 20_000
+FILE_LIMIT_BYTES = 16 * 1024 * 1024
+TMP_LIMIT_BYTES = 32 * 1024 * 1024
+OPEN_FILES_LIMIT = 256
+NOBODY = "65534"
+# Mount points for the program: its working folder and, read-only, the person's documents.
+WORK_MOUNT = "/work"
+DOCUMENTS_MOUNT = "/documents"
+# Host folders every program needs; each is bound read-only, or re-created as the same symlink.
+SYSTEM_PATHS = ("/usr", "/bin", "/lib", "/lib64", "/sbin")
+
+
+class SandboxUnavailable(Exception):
+    """Code cannot be run on this server; the message says so in plain words."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float
+    memory_mb: int
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    stdout: str
+    stderr: str
+    exit_code: int
+    timed_out: bool = False
+
+    def problem(self, limits: Limits) -> str | None:
+        """What went wrong, in plain words; None when the program ended well."""
+        if self.timed_out:
+            unit = "second" if limits.timeout_s == 1 else "seconds"
+            return f"The code ran longer than {limits.timeout_s:g} {unit} and was stopped."
+        if self.exit_code == 0:
+            return None
+        lines = [line.strip() for line in self.stderr.splitlines() if line.strip()]
+        if lines:
+            return f"The code stopped with an error: {lines[-1]}"
+        return f"The code stopped with exit code {self.exit_code}."
+
+
+class Sandbox(Protocol):
+    async def run(self, code: str, folder: PersonFolder) -> RunOutcome:
+        """Runs `code` (a whole Python program) with `folder`'s working folder as its own."""
+        ...
+
+
+class BubblewrapSandbox:
+    def __init__(self, limits: Limits, hidden: tuple[Path, ...] = ()) -> None:
+        """`hidden`: folders that must stay out of reach even if a bound path holds them
+        (Violet's home, the workspace root)."""
+        self.limits = limits
+        self._hidden = tuple(path.resolve() for path in hidden)
+        self._interpreter = Path(sys.executable).resolve()
+        self._prefix = Path(sys.base_prefix).resolve()
+
+    def command(self, folder: PersonFolder) -> list[str]:
+        timeout = math.ceil(self.limits.timeout_s)
+        limits = [
+            "prlimit",
+            f"--as={self.limits.memory_mb * 1024 * 1024}",
+            f"--cpu={timeout}",
+            f"--fsize={FILE_LIMIT_BYTES}",
+            f"--nofile={OPEN_FILES_LIMIT}",
+            "--core=0",
+            "--",
+        ]
+        isolation = [
+            "bwrap",
+            "--unshare-all",
+            "--unshare-user",
+            "--disable-userns",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+            "--cap-drop", "ALL",
+            "--uid", NOBODY,
+            "--gid", NOBODY,
+            "--hostname", "sandbox",
+        ]  # fmt: skip
+        return [
+            *limits,
+            *isolation,
+            *self._system_binds(),
+            *("--proc", "/proc", "--dev", "/dev"),
+            *("--size", str(TMP_LIMIT_BYTES), "--tmpfs", "/tmp"),
+            *("--bind", str(folder.sandbox.resolve()), WORK_MOUNT),
+            *("--ro-bind", str(folder.documents.resolve()), DOCUMENTS_MOUNT),
+            *("--chdir", WORK_MOUNT),
+            *("--setenv", "HOME", WORK_MOUNT),
+            *("--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"),
+            *("--setenv", "LANG", "C.UTF-8"),
+            *(str(self._interpreter), "-I", "-B", "-"),
+        ]
+
+    def _system_binds(self) -> list[str]:
+        binds: list[str] = []
+        bound: list[Path] = []
+        for name in SYSTEM_PATHS:
+            path = Path(name)
+            if path.is_symlink():
+                binds += ["--symlink", str(path.readlink()), name]
+            elif path.is_dir():
+                binds += ["--ro-bind", name, name]
+                bound.append(path)
+        if not any(self._prefix.is_relative_to(path) for path in bound):
+            binds += ["--ro-bind", str(self._prefix), str(self._prefix)]
+            bound.append(self._prefix)
+        for hidden in self._hidden:
+            if any(hidden.is_relative_to(path) for path in bound):
+                binds += ["--tmpfs", str(hidden)]
+        return binds
+
+    async def run(self, code: str, folder: PersonFolder) -> RunOutcome:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.command(folder),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as error:
+            log.error("the sandbox cannot start", extra={"error": str(error)})
+            raise SandboxUnavailable("Running code is not available just now.") from error
+        assert process.stdin and process.stdout and process.stderr
+        reading = asyncio.gather(_capped(process.stdout), _capped(process.stderr))
+        timed_out = False
+        try:
+            process.stdin.write(code.encode())
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                await process.stdin.drain()
+            process.stdin.close()
+            await asyncio.wait_for(process.wait(), self.limits.timeout_s)
+        except TimeoutError:
+            timed_out = True
+        finally:
+            if process.returncode is None:
+                # Ending bwrap ends everything inside: the program is its pid namespace's init.
+                process.kill()
+                await process.wait()
+        stdout, stderr = await reading
+        if process.returncode != 0 and stderr.startswith("bwrap:"):
+            log.error("the sandbox failed", extra={"error": stderr.strip()})
+            raise SandboxUnavailable("Running code is not available just now.")
+        return RunOutcome(stdout, stderr, process.returncode or 0, timed_out)
+
+
+class NoSandbox:
+    """Where no sandbox can be made, code is refused rather than run unconfined."""
+
+    async def run(self, code: str, folder: PersonFolder) -> RunOutcome:
+        raise SandboxUnavailable("Running code is not set up on this server.")
+
+
+async def _capped(stream: asyncio.StreamReader) -> str:
+    """The first OUTPUT_LIMIT_BYTES of a stream, read to its end so the writer never blocks."""
+    kept = bytearray()
+    while chunk := await stream.read(65536):
+        if len(kept) < OUTPUT_LIMIT_BYTES:
+            kept += chunk[: OUTPUT_LIMIT_BYTES - len(kept)]
+    return kept.decode("utf-8", errors="replace")
+
+
+def choose_sandbox(limits: Limits, hidden: tuple[Path, ...]) -> Sandbox:
+    if shutil.which("bwrap") and shutil.which("prlimit"):
+        return BubblewrapSandbox(limits, hidden)
+    log.warning("bubblewrap is not installed; code will not be run (apt-get install bubblewrap)")
+    return NoSandbox()

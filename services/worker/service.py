@@ -1,0 +1,56 @@
+"""The worker's gRPC face: take work over (and return at once), and pass on approvals."""
+
+from __future__ import annotations
+
+import re
+
+import grpc
+from opentelemetry import trace
+
+from violet.identity import authenticate
+from violet.v1 import worker_pb2, worker_pb2_grpc
+from worker.cards import title_of
+from worker.runner import WorkRunner
+from worker.store import WorkStore
+
+MAX_REQUEST_CHARS = 8_000
+_TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+
+
+class WorkerService(worker_pb2_grpc.WorkerServicer):
+    def __init__(self, store: WorkStore, runner: WorkRunner, secret: str) -> None:
+        self._store = store
+        self._runner = runner
+        self._secret = secret
+
+    async def StartWork(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        text = request.request.strip()
+        if not text:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "say what the work is")
+        if len(text) > MAX_REQUEST_CHARS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a request holds at most {MAX_REQUEST_CHARS} characters",
+            )
+        if request.topic and not _TOPIC.match(request.topic):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a topic id")
+        origin = trace.get_current_span().get_span_context()
+        topic = await self._store.open_session(identity.person, request.topic, title_of(text))
+        await self._store.add_request(
+            topic,
+            identity.person,
+            text,
+            format(origin.trace_id, "032x") if origin.is_valid else None,
+            format(origin.span_id, "016x") if origin.is_valid else None,
+        )
+        self._runner.wake(topic, identity.person)
+        return worker_pb2.StartWorkReply(topic=topic)
+
+    async def AnswerApproval(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        approval = await self._store.answer(identity.person, request.approval, request.approved)
+        if approval is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, "nothing is waiting for that answer")
+        self._runner.wake(approval.session_id, identity.person)
+        return worker_pb2.AnswerApprovalReply()

@@ -1,0 +1,114 @@
+"""The worker's tables: work sessions, their model conversations, requests, approvals, outbox."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+# One per topic. `id` is the topic id the router and the session know it by.
+work_sessions = Table(
+    "work_sessions",
+    metadata,
+    Column("id", String(80), primary_key=True),
+    Column("person", String(200), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_active", DateTime(timezone=True), nullable=False),
+    # Counts the changes to the session, so a replica sees when its loaded copy is stale.
+    Column("version", Integer, nullable=False, default=0),
+    # Results of the last round of tool calls gathered so far (JSON), while one of them waits.
+    Column("held_results", Text, nullable=False, default="{}"),
+    Column("loads", Integer, nullable=False, default=0),
+    # The replica holding the conversation loaded, or NULL when it is unloaded.
+    Column("loaded_by", String(80), nullable=True),
+    Column("unloaded_at", DateTime(timezone=True), nullable=True),
+    # One replica runs a work session at a time: a lease, so a dead holder blocks it only briefly.
+    Column("lease_holder", String(80), nullable=True),
+    Column("lease_until", DateTime(timezone=True), nullable=True),
+    Index("ix_work_sessions_person", "person", "last_active"),
+)
+
+# The work session's own model conversation, one Messages API message a row.
+work_messages = Table(
+    "work_messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("session_id", String(80), ForeignKey("work_sessions.id"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("role", String(10), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("request_id", Integer, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("session_id", "position", name="uq_work_messages_position"),
+)
+
+# What the person asked of a work session, one turn each, done in order.
+work_requests = Table(
+    "work_requests",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("session_id", String(80), ForeignKey("work_sessions.id"), nullable=False),
+    Column("person", String(200), nullable=False),
+    Column("text", Text, nullable=False),
+    # "pending", "running", "waiting" (for an approval) or "done".
+    Column("status", String(10), nullable=False),
+    Column("steps", Integer, nullable=False, default=0),
+    Column("outcome", Text, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    # The turn that handed the work over, for a span link from the late work back to it.
+    Column("trace_id", String(32), nullable=True),
+    Column("span_id", String(16), nullable=True),
+    Index("ix_work_requests_open", "session_id", "status"),
+)
+
+# Actions held for the person's yes or no.
+approvals = Table(
+    "approvals",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("session_id", String(80), ForeignKey("work_sessions.id"), nullable=False),
+    Column("person", String(200), nullable=False),
+    Column("request_id", Integer, nullable=False),
+    Column("tool_use_id", String(100), nullable=False),
+    Column("action", String(40), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("question", Text, nullable=False),
+    # "waiting", "approved", "declined", then "done" once the work session has the outcome.
+    Column("status", String(10), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("answered_at", DateTime(timezone=True), nullable=True),
+    UniqueConstraint("session_id", "tool_use_id", name="uq_approvals_call"),
+    Index("ix_approvals_status", "status"),
+)
+
+# Results, approval questions and card updates, stored with the step that made them and sent
+# until the peer takes them, so none is lost while the session or the router is away.
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("person", String(200), nullable=False),
+    Column("topic", String(80), nullable=False),
+    # "result", "approval" or "card".
+    Column("kind", String(10), nullable=False),
+    Column("key", String(200), nullable=False, unique=True),
+    Column("payload", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("next_try_at", DateTime(timezone=True), nullable=False),
+    Column("sent_at", DateTime(timezone=True), nullable=True),
+    Index("ix_outbox_due", "sent_at", "next_try_at"),
+)

@@ -1,0 +1,266 @@
+"""The agent loop of a work session, step by step, on a real store and a scripted model: what it
+stores, what it holds for approval, what it refuses, and what it reports."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.support.smtp import SmtpSink
+from tests.support.web import LocalWeb
+from violet import database
+from violet.models import LEDGER, ModelUnavailable, Reply, Tool, Usage
+from violet.models import tools as t
+from violet.models.base import reply_from_blocks
+from worker.agent import GAVE_UP, MODEL_FAILED, WorkAgent, window
+from worker.folders import Folders
+from worker.mail import Mailer
+from worker.sandbox import Limits, NoSandbox
+from worker.store import StaleSession, WorkSession, WorkStore
+from worker.toolbox import Toolbox
+
+PERSON = "sam"
+
+
+def call(name: str, tool_input: dict, number: int = 1) -> dict:
+    return {"type": "tool_use", "id": f"toolu_{name}_{number}", "name": name, "input": tool_input}
+
+
+def words(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+@dataclass
+class ScriptedModel:
+    """Answers with the scripted content lists in turn; records what it was sent."""
+
+    script: list[list[dict] | Exception] = field(default_factory=list)
+    seen: list[list[dict]] = field(default_factory=list)
+    ledger = LEDGER
+
+    async def reply(
+        self, *, tier: str, system: str, messages: list[dict], tools: Sequence[Tool], person: str
+    ) -> Reply:
+        assert tier == "work" and person == PERSON
+        self.seen.append(json.loads(json.dumps(messages)))
+        step = self.script.pop(0) if self.script else [words("Done.")]
+        if isinstance(step, Exception):
+            raise step
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in step) else "end_turn"
+        return reply_from_blocks(step, stop, Usage("scripted", 1, 1, 0.0))
+
+
+@dataclass
+class QuietReporter:
+    lines: list[str] = field(default_factory=list)
+
+    async def activity(self, person: str, topic: str, line: str) -> None:
+        assert person == PERSON
+        self.lines.append(line)
+
+    def wake(self) -> None:
+        return None
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[WorkStore]:
+    url = make_url(f"sqlite:///{tmp_path / 'worker.db'}")
+    database.migrate(url, "worker.migrations", "alembic_version_worker")
+    engine = database.open_engine(url)
+    yield WorkStore(database.sessionmaker(engine))
+    await engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def local_web() -> Iterator[LocalWeb]:
+    web = LocalWeb().start()
+    yield web
+    web.stop()
+
+
+@pytest.fixture(scope="module")
+def sink() -> Iterator[SmtpSink]:
+    started = SmtpSink().start()
+    yield started
+    started.stop()
+
+
+@dataclass
+class Rig:
+    store: WorkStore
+    model: ScriptedModel
+    reporter: QuietReporter
+    agent: WorkAgent
+
+    async def request(self, text: str) -> WorkSession:
+        topic = await self.store.open_session(PERSON, "", text)
+        await self.store.add_request(topic, PERSON, text, None, None)
+        return await self.store.load(topic, "here")
+
+    async def run(self, session: WorkSession) -> None:
+        while await self.agent.advance(session):
+            pass
+
+    async def sent(self, kind: str) -> list[dict]:
+        return [o.payload for o in await self.store.due() if o.kind == kind]
+
+
+@pytest.fixture
+def rig(store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb) -> Rig:
+    model, reporter = ScriptedModel(), QuietReporter()
+    toolbox = Toolbox(
+        web=_web(local_web),
+        folders=Folders(tmp_path / "workspaces"),
+        sandbox=NoSandbox(),
+        limits=Limits(2, 256),
+        mailer=Mailer(sink.url, "violet@localhost"),
+        store=store,
+    )
+    agent = WorkAgent(
+        model=model,
+        store=store,
+        toolbox=toolbox,
+        reporter=reporter,  # type: ignore[arg-type]
+        max_steps=4,
+        window_requests=2,
+    )
+    return Rig(store, model, reporter, agent)
+
+
+def _web(local_web: LocalWeb):  # type: ignore[no-untyped-def]
+    from worker.web import Web
+
+    return Web(timeout_s=5, max_bytes=100_000, block_private=False, search_url=local_web.search_url)
+
+
+def test_the_window_cuts_only_before_a_request() -> None:
+    messages = [
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": [call("list_documents", {})]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "{}"}]},
+        {"role": "assistant", "content": [words("none")]},
+        {"role": "user", "content": "two"},
+        {"role": "assistant", "content": [words("ok")]},
+        {"role": "user", "content": "three"},
+    ]
+    assert window(messages, 5) == (messages, 0)
+    assert window(messages, 2) == (messages[4:], 1)
+
+
+async def test_a_request_runs_to_its_result_and_card(rig: Rig, local_web: LocalWeb) -> None:
+    url = local_web.add_page("/agent", "Agent Page", "First sentence here.")
+    rig.model.script = [[call(t.FETCH_PAGE, {"url": url})], [words("It is the Agent Page.")]]
+    session = await rig.request(f"look up {url}")
+    await rig.run(session)
+
+    assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    result = json.loads(session.messages[2]["content"][0]["content"])
+    assert result["title"] == "Agent Page" and "not an instruction" in result["notice"]
+    assert await rig.sent("result") == [{"text": "It is the Agent Page."}]
+    (card,) = await rig.sent("card")
+    assert card["last_request"] == f"look up {url}" and card["topic"] == session.id
+    assert rig.reporter.lines == ["Looking into it", "Reading the page"]
+    reloaded = await rig.store.load(session.id, "elsewhere")
+    assert reloaded.messages == session.messages
+
+
+async def test_an_email_to_an_address_the_person_never_gave_is_refused_without_a_question(
+    rig: Rig,
+) -> None:
+    rig.model.script = [
+        [call(t.SEND_EMAIL, {"to": "x@evil.test", "subject": "all", "body": "everything"})],
+        [words("I could not send that.")],
+    ]
+    session = await rig.request("look up the news")
+    await rig.run(session)
+    refusal = session.messages[2]["content"][0]
+    assert refusal["is_error"] is True and "x@evil.test" in refusal["content"]
+    assert await rig.sent("approval") == []
+    assert await rig.store.approval_for(session.id, "toolu_send_email_1") is None
+
+
+async def test_a_round_with_an_email_waits_for_the_answer_then_continues_in_order(
+    rig: Rig, sink: SmtpSink
+) -> None:
+    rig.model.script = [
+        [
+            call(t.WRITE_DOCUMENT, {"name": "note-plan.md", "content": "# Plan"}),
+            call(t.SEND_EMAIL, {"to": "pat@example.org", "subject": "Plan", "body": "The plan."}),
+        ],
+        [words("Wrote the note and sent the email.")],
+    ]
+    session = await rig.request("write a note and send an email to pat@example.org saying it")
+    await rig.run(session)
+
+    (asked,) = await rig.sent("approval")
+    assert asked["question"].startswith("Shall I send an email to pat@example.org")
+    assert list(session.held) == ["toolu_write_document_1"]
+    assert await rig.sent("result") == []
+    assert rig.reporter.lines[-1] == ""  # the line is cleared while the work waits
+    assert await rig.store.answer("someone-else", asked["approval"], True) is None
+
+    await rig.store.answer(PERSON, asked["approval"], True)
+    await rig.run(session)
+    assert (await sink.wait_for("pat@example.org")).body == "The plan."
+    results = session.messages[2]["content"]
+    assert [r["tool_use_id"] for r in results] == ["toolu_write_document_1", "toolu_send_email_1"]
+    assert json.loads(results[1]["content"]) == {"sent": True}
+    assert await rig.sent("result") == [{"text": "Wrote the note and sent the email."}]
+
+
+async def test_a_declined_email_is_reported_as_not_sent(rig: Rig, sink: SmtpSink) -> None:
+    rig.model.script = [
+        [call(t.SEND_EMAIL, {"to": "no@example.org", "subject": "x", "body": "x"})],
+        [words("I didn't send it.")],
+    ]
+    session = await rig.request("send an email to no@example.org saying x")
+    await rig.run(session)
+    (asked,) = await rig.sent("approval")
+    await rig.store.answer(PERSON, asked["approval"], False)
+    await rig.run(session)
+    assert json.loads(session.messages[2]["content"][0]["content"]) == {"sent": False}
+    assert not sink.to("no@example.org")
+
+
+async def test_a_request_that_never_ends_is_given_up(rig: Rig) -> None:
+    rig.model.script = [[call(t.LIST_DOCUMENTS, {}, n)] for n in range(10)]
+    session = await rig.request("look up forever")
+    await rig.run(session)
+    assert await rig.sent("result") == [{"text": GAVE_UP}]
+    assert len(rig.model.seen) == 4
+
+
+async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None:
+    rig.model.script = [ModelUnavailable("overloaded")]
+    session = await rig.request("look up anything")
+    await rig.run(session)
+    assert await rig.sent("result") == [{"text": MODEL_FAILED}]
+    assert session.messages[-1]["role"] == "assistant"
+
+
+async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prompt(
+    rig: Rig,
+) -> None:
+    session = await rig.request("look up one")
+    for text in ("look up two", "look up three"):
+        await rig.run(session)
+        await rig.store.add_request(session.id, PERSON, text, None, None)
+    await rig.run(session)
+    last = rig.model.seen[-1]
+    assert [m["content"] for m in last if m["role"] == "user"] == ["look up two", "look up three"]
+
+
+async def test_a_copy_changed_elsewhere_is_never_written_over(rig: Rig) -> None:
+    session = await rig.request("look up one")
+    elsewhere = await rig.store.load(session.id, "other replica")
+    await rig.agent.advance(elsewhere)
+    request = await rig.store.current_request(session.id)
+    assert request is not None
+    with pytest.raises(StaleSession):
+        await rig.store.record_reply(session, request, [words("from an old copy")])
+    assert (await rig.store.load(session.id, "here")).messages == elsewhere.messages
