@@ -24,6 +24,17 @@ def main(argv: list[str] | None = None) -> None:
         help="who you are (default: your user name)",
     )
 
+    evaluate = commands.add_parser("eval", help="measure routing or memory recall on a data file")
+    evaluations = evaluate.add_subparsers(dest="what", required=True, metavar="WHAT")
+    evaluations.add_parser("routing", help="routing cases (JSONL)").add_argument("file")
+    evaluations.add_parser("memory", help="LoCoMo conversations (JSON)").add_argument("file")
+
+    bench = commands.add_parser("bench", help="run the benchmarks; writes docs/benchmarks.md")
+    bench.add_argument(
+        "--data", default="../shared/data", help="folder with routing_dev.jsonl and locomo_dev.json"
+    )
+    bench.add_argument("--out", default="docs", help="where benchmarks.md and plots go")
+
     args = parser.parse_args(argv)
     if args.command == "run":
         from violet_cli.run import run_stack
@@ -37,6 +48,26 @@ def main(argv: list[str] | None = None) -> None:
         from violet_cli.chat import chat as run_chat
 
         sys.exit(run_chat(args.url, args.person))
+    elif args.command == "eval":
+        _evaluate(args.what, args.file)
+    elif args.command == "bench":
+        from violet_cli.bench import run_benchmarks
+
+        sys.exit(run_benchmarks(args.data, args.out))
+
+
+def _evaluate(what: str, path: str) -> None:
+    """Each evaluation prints its report as one JSON object on its last stdout line."""
+    if not os.path.exists(path):
+        sys.exit(f"There is no file at {path}.")
+    if what == "routing":
+        from violet_cli.eval_routing import eval_routing
+
+        eval_routing(path)
+    else:
+        from violet_cli.eval_memory import eval_memory
+
+        eval_memory(path)
 
 
 if __name__ == "__main__":

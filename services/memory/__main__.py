@@ -1,28 +1,65 @@
-"""`python -m memory` serves the memory service."""
+"""`python -m memory` serves the memory service; `python -m memory migrate` only migrates;
+`python -m memory sleep` runs the nightly pass over everyone (consolidate, purge, compact)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
+import logging
+import sys
 from collections.abc import AsyncIterator
+from dataclasses import asdict
+from datetime import timedelta
 
+from memory.runtime import NAME, migrate, open_memory
+from memory.service import MemoryService
+from memory.settings import MemorySettings
+from violet.identity import resolve_secret
+from violet.logs import setup_logging
 from violet.server import Hosted, run
-from violet.settings import CommonSettings
+from violet.settings import load_settings
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
-NAME = "memory"
+log = logging.getLogger(__name__)
 
 
 @contextlib.asynccontextmanager
-async def resources(settings: CommonSettings) -> AsyncIterator[Hosted]:
-    def register(server) -> list[str]:  # type: ignore[no-untyped-def]
-        memory_pb2_grpc.add_MemoryServicer_to_server(memory_pb2_grpc.MemoryServicer(), server)
-        return [memory_pb2.DESCRIPTOR.services_by_name["Memory"].full_name]
+async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
+    async with open_memory(settings) as memory:
+        service = MemoryService(memory, resolve_secret(settings.secret, settings.home))
+        quiet = asyncio.create_task(
+            memory.consolidator.consolidate_when_quiet(
+                settings.memory_quiet_s, settings.memory_sweep_s
+            )
+        )
 
-    yield Hosted(register)
+        def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+            memory_pb2_grpc.add_MemoryServicer_to_server(service, server)
+            return [memory_pb2.DESCRIPTOR.services_by_name["Memory"].full_name]
+
+        try:
+            yield Hosted(register)
+        finally:
+            quiet.cancel()
+            await asyncio.gather(quiet, return_exceptions=True)
+
+
+async def sleep(settings: MemorySettings) -> int:
+    async with open_memory(settings) as memory:
+        report = await memory.consolidator.sleep(timedelta(days=settings.memory_undo_days))
+    log.info("sleep pass done", extra=asdict(report))
+    print(json.dumps(asdict(report)))
+    return 1 if report.failed else 0
 
 
 def main() -> None:
-    run(NAME, CommonSettings, resources)
+    if sys.argv[1:] == ["sleep"]:
+        settings = load_settings(MemorySettings)
+        setup_logging(NAME, settings.log_level)
+        migrate(settings)
+        sys.exit(asyncio.run(sleep(settings)))
+    run(NAME, MemorySettings, resources, migrate)
 
 
 if __name__ == "__main__":

@@ -1,28 +1,65 @@
-"""`python -m router` serves the router service."""
+"""`python -m router` serves the router; `python -m router migrate` only migrates;
+`python -m router train FILE.jsonl [--out PATH] [--ablations]` retrains the routing weights."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import json
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
+from router.runtime import NAME, migrate, open_router
+from router.service import RouterService
+from router.settings import RouterSettings
+from violet.identity import resolve_secret
 from violet.server import Hosted, run
-from violet.settings import CommonSettings
 from violet.v1 import router_pb2, router_pb2_grpc
-
-NAME = "router"
 
 
 @contextlib.asynccontextmanager
-async def resources(settings: CommonSettings) -> AsyncIterator[Hosted]:
-    def register(server) -> list[str]:  # type: ignore[no-untyped-def]
-        router_pb2_grpc.add_RouterServicer_to_server(router_pb2_grpc.RouterServicer(), server)
-        return [router_pb2.DESCRIPTOR.services_by_name["Router"].full_name]
+async def resources(settings: RouterSettings) -> AsyncIterator[Hosted]:
+    async with open_router(settings) as router:
+        service = RouterService(router, resolve_secret(settings.secret, settings.home))
 
-    yield Hosted(register)
+        def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+            router_pb2_grpc.add_RouterServicer_to_server(service, server)
+            return [router_pb2.DESCRIPTOR.services_by_name["Router"].full_name]
+
+        yield Hosted(register)
+
+
+def train(argv: list[str]) -> int:
+    from router.cases import load_cases
+    from router.scoring import SHIPPED_WEIGHTS
+    from router.training import train as train_weights
+    from violet.embedder import MODEL_ID, get_embedder
+
+    parser = argparse.ArgumentParser(prog="python -m router train")
+    parser.add_argument("file", help="routing cases, JSONL as in CONTRACTS section 6")
+    parser.add_argument("--out", type=Path, default=SHIPPED_WEIGHTS, help="where to write")
+    parser.add_argument(
+        "--ablations", action="store_true", help="also cross-validate without each feature group"
+    )
+    args = parser.parse_args(argv)
+    weights = train_weights(
+        load_cases(args.file),
+        get_embedder(),
+        MODEL_ID,
+        ablations=args.ablations,
+        progress=lambda step: print(step, file=sys.stderr),
+    )
+    weights.save(args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+    print(json.dumps(weights.report))
+    return 0
 
 
 def main() -> None:
-    run(NAME, CommonSettings, resources)
+    if sys.argv[1:2] == ["train"]:
+        sys.exit(train(sys.argv[2:]))
+    run(NAME, RouterSettings, resources, migrate)
 
 
 if __name__ == "__main__":

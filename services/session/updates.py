@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import updates
 from session.transcript import now
+from violet.telemetry import carrier
 
 Kind = Literal["result", "approval"]
 
@@ -50,6 +51,7 @@ class Updates:
                         text=text,
                         approval_ref=approval_ref,
                         created_at=now(),
+                        trace_context=carrier(),
                     )
                 )
         except IntegrityError:

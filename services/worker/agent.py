@@ -12,6 +12,7 @@ import logging
 from datetime import UTC, datetime
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 
 from violet.models import ModelClient, ModelError, ToolCall
 from violet.models import tools as t
@@ -105,7 +106,8 @@ class WorkAgent:
         request = await self._store.current_request(session.id)
         if request is None:
             return False
-        with tracer.start_as_current_span("work step", links=_origin(request)):
+        # Work outlives its turn: each step is its own trace, linked to the turn that asked.
+        with tracer.start_as_current_span("work step", context=Context(), links=_origin(request)):
             return await self._step(session, request)
 
     async def _step(self, session: WorkSession, request: Request) -> bool:

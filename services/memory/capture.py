@@ -1,0 +1,220 @@
+"""Capture: a finished turn is stored at once and turned into memory items in the background.
+
+Capture returns as soon as the turn is durably stored, so it never slows the person's answer.
+A background pass per person then makes:
+- a turn item: the person's own message as said (recalled, not listed on the memory page);
+- facts: what the fast model's origin call proposes, kept only when the provenance filter
+  finds each quote in the text its origin names.
+A turn another replica holds (a claim with a lease) is left to it; a turn whose pass died is taken
+up again by the quiet consolidation or the nightly pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from memory.indexing import Embeddings, index_items
+from memory.provenance import YOU, Proposed, keep
+from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id, now
+from memory.subjects import subject_of
+from violet.models import ModelClient, ModelError, origin
+from violet.vectors import VectorStore
+
+log = logging.getLogger(__name__)
+
+CLAIM_LEASE = timedelta(minutes=2)
+BATCH = 32
+# An origin call that keeps failing leaves the turn with its turn item only.
+MAX_ATTEMPTS = 3
+# A turn is read together with the turn before it when that one was said this recently.
+CONTEXT_GAP = timedelta(hours=3)
+
+
+@dataclass(frozen=True)
+class Made:
+    """What a step of the pass made of one captured turn."""
+
+    turn: CapturedTurn
+    items: list[Item]
+    turn_item: str | None
+    extracted: bool
+    attempts: int
+
+
+class Capturer:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vectors: VectorStore,
+        embeddings: Embeddings,
+        model: ModelClient,
+    ) -> None:
+        self._store = store
+        self._vectors = vectors
+        self._embeddings = embeddings
+        self._model = model
+        self._wanted: set[str] = set()
+        self._passes: dict[str, asyncio.Task[None]] = {}
+
+    async def accept(self, person: str, turn: NewTurn) -> None:
+        """Stores the turn and starts its background pass; returns before any model call."""
+        async with self._store.of(person) as memory:
+            await memory.add_turn(turn)
+        self.kick(person)
+
+    def kick(self, person: str) -> None:
+        self._wanted.add(person)
+        if person not in self._passes:
+            self._passes[person] = asyncio.create_task(self._passes_for(person))
+
+    async def settled(self, person: str) -> None:
+        """Waits until the person's background passes are done."""
+        while person in self._passes:
+            await asyncio.shield(self._passes[person])
+
+    async def stop(self) -> None:
+        for task in self._passes.values():
+            task.cancel()
+        await asyncio.gather(*self._passes.values(), return_exceptions=True)
+
+    async def _passes_for(self, person: str) -> None:
+        try:
+            while person in self._wanted:
+                self._wanted.discard(person)
+                try:
+                    await self.extract(person)
+                except Exception:  # the turns stay stored; the quiet pass takes them up again
+                    log.exception("capture pass failed", extra={"person": person})
+        finally:
+            del self._passes[person]
+
+    async def extract(self, person: str) -> None:
+        """Makes the items of every turn of the person that waits."""
+        after = 0
+        while True:
+            async with self._store.of(person) as memory:
+                turns = await memory.claim_turns(now() + CLAIM_LEASE, BATCH, after_id=after)
+            if not turns:
+                return
+            await self._make_items(person, turns)
+            after = turns[-1].id
+
+    async def _make_items(self, person: str, turns: Sequence[CapturedTurn]) -> None:
+        # Turn items first: they are recallable before the slower origin calls are done.
+        still_there = await self._make_turn_items(person, turns)
+        made = [await self._facts_of(person, turn) for turn in still_there]
+        facts = [fact for result in made for fact in result.items]
+        await index_items(self._embeddings, self._vectors, facts, {})
+        await self._save(person, made)
+
+    async def _make_turn_items(
+        self, person: str, turns: Sequence[CapturedTurn]
+    ) -> list[CapturedTurn]:
+        async with self._store.of(person) as memory:
+            previous = await memory.last_turn_item(turns[0].at)
+        made: list[Made] = []
+        previous_texts: dict[str, str] = {}
+        for turn in turns:
+            if turn.turn_item is not None or not turn.person_message.strip():
+                made.append(Made(turn, [], turn.turn_item, False, turn.attempts))
+                continue
+            item = _turn_item(person, turn, previous)
+            if item.previous_item and previous is not None:
+                previous_texts[item.id] = previous.text
+            previous = item
+            made.append(Made(turn, [item], item.id, False, turn.attempts))
+        await index_items(
+            self._embeddings, self._vectors, [i for m in made for i in m.items], previous_texts
+        )
+        kept = await self._save(person, made, release=False)
+        return [replace(m.turn, turn_item=m.turn_item) for m in made if m.turn.id in kept]
+
+    async def _facts_of(self, person: str, turn: CapturedTurn) -> Made:
+        try:
+            proposed = await origin(
+                self._model,
+                person_message=turn.person_message,
+                violet_answer=turn.violet_answer,
+                confirmed_result=turn.confirmed_result,
+                person=person,
+            )
+        except ModelError as error:
+            attempts = turn.attempts + 1
+            log.warning(
+                "memory origin call failed",
+                extra={"person": person, "attempts": attempts, "error": str(error)},
+            )
+            return Made(turn, [], turn.turn_item, attempts >= MAX_ATTEMPTS, attempts)
+        kept = keep(
+            [Proposed(p.text, p.origin, p.quote) for p in proposed],
+            person_message=turn.person_message,
+            confirmed_result=turn.confirmed_result,
+        )
+        facts = [_fact(person, turn, p) for p in kept]
+        return Made(turn, facts, turn.turn_item, True, turn.attempts + 1)
+
+    async def _save(self, person: str, made: Sequence[Made], release: bool = True) -> set[int]:
+        """Stores what the turns gave; returns the ids of the turns still there (a turn is gone
+        when the person forgot everything meanwhile, and then nothing of it may come back)."""
+        kept: set[int] = set()
+        vanished: list[str] = []
+        async with self._store.of(person) as memory:
+            for result in made:
+                if await memory.turn_done(
+                    result.turn.id,
+                    turn_item=result.turn_item,
+                    extracted=result.extracted,
+                    attempts=result.attempts,
+                    release=release,
+                ):
+                    await memory.add_items(result.items)
+                    kept.add(result.turn.id)
+                else:
+                    vanished += [item.id for item in result.items]
+        if vanished:
+            await asyncio.to_thread(self._vectors.delete, person, vanished)
+        return kept
+
+
+def _turn_item(person: str, turn: CapturedTurn, previous: Item | None) -> Item:
+    follows = previous is not None and turn.at - previous.created_at <= CONTEXT_GAP
+    return Item(
+        id=new_item_id(),
+        person=person,
+        kind=TURN,
+        text=turn.person_message.strip(),
+        origin=YOU,
+        quote=turn.person_message.strip(),
+        speaker=turn.speaker,
+        source_seqs=turn.source_seqs,
+        turn_items=(),
+        previous_item=previous.id if follows and previous else None,
+        subject=None,
+        subject_value=None,
+        created_at=turn.at,
+        updated_at=now(),
+    )
+
+
+def _fact(person: str, turn: CapturedTurn, proposed: Proposed) -> Item:
+    subject = subject_of(proposed.text)
+    return Item(
+        id=new_item_id(),
+        person=person,
+        kind=FACT,
+        text=" ".join(proposed.text.split()),
+        origin=proposed.origin,
+        quote=proposed.quote,
+        speaker=turn.speaker,
+        source_seqs=turn.source_seqs,
+        turn_items=(turn.turn_item,) if turn.turn_item and proposed.origin == YOU else (),
+        previous_item=None,
+        subject=subject.name if subject else None,
+        subject_value=subject.value if subject else None,
+        created_at=turn.at,
+        updated_at=now(),
+    )

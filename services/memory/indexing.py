@@ -1,0 +1,68 @@
+"""Embedding memory items into their vectors, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memory.ranking import contextual_text
+from memory.store import TURN, Item, MemoryStore
+from violet.embedder import Embedder
+from violet.vectors import VectorPoint, VectorStore
+
+
+class Embeddings:
+    """The shared embedder, run in a worker thread so that recalls keep flowing meanwhile."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self.dimension = embedder.dim
+
+    async def texts(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return await asyncio.to_thread(self._embedder.embed, list(texts))
+
+    async def query(self, text: str) -> NDArray[np.float32]:
+        return await asyncio.to_thread(self._embedder.embed_query, text)
+
+
+async def index_items(
+    embeddings: Embeddings,
+    vectors: VectorStore,
+    items: Sequence[Item],
+    previous_texts: Mapping[str, str],
+) -> list[VectorPoint]:
+    """Embeds and stores the items' vectors; a turn is also read after the turn before it
+    (`previous_texts` by item id), so that a reply carries what it answers."""
+    texts = [item.text for item in items]
+    with_context = [i for i, item in enumerate(items) if item.kind == TURN]
+    texts += [contextual_text(previous_texts.get(items[i].id), items[i].text) for i in with_context]
+    embedded = await embeddings.texts(texts)
+    context_of = {i: embedded[len(items) + n] for n, i in enumerate(with_context)}
+    points = [
+        VectorPoint(item.id, item.person, item.kind, embedded[i], context_of.get(i))
+        for i, item in enumerate(items)
+    ]
+    await asyncio.to_thread(vectors.upsert, points)
+    return points
+
+
+async def reindex(
+    store: MemoryStore,
+    person: str,
+    embeddings: Embeddings,
+    vectors: VectorStore,
+    items: Sequence[Item],
+    changed: Sequence[str],
+) -> None:
+    """Stores the vectors of `items`, and embeds again the turns read after a `changed` item,
+    so that no vector still carries a turn that left recall (or misses one that came back)."""
+    async with store.of(person) as memory:
+        indexed = {item.id for item in items}
+        again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
+        previous_texts = await memory.previous_texts(again)
+    await index_items(embeddings, vectors, again, previous_texts)

@@ -1,0 +1,68 @@
+"""The memory page: what the person sees of their memory, and what they can take back.
+
+The page lists facts (the provenance-checked items), in plain words, newest first. Forgetting
+one takes it out of recall at once, vectors too, together with the turns it was made from (which
+would otherwise bring it back); Restore undoes that. Forgetting everything deletes every item,
+turn and captured turn of the person for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from memory.indexing import Embeddings, reindex
+from memory.recall import Recaller
+from memory.store import Item, MemoryStore
+from violet.vectors import VectorStore
+
+
+class UnknownItem(LookupError):
+    """The id names none of the person's items."""
+
+
+class MemoryPage:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vectors: VectorStore,
+        embeddings: Embeddings,
+        recaller: Recaller,
+    ) -> None:
+        self._store = store
+        self._vectors = vectors
+        self._embeddings = embeddings
+        self._recaller = recaller
+
+    async def facts(self, person: str) -> list[Item]:
+        async with self._store.of(person) as memory:
+            return await memory.page()
+
+    async def forget(self, person: str, item_id: str) -> list[Item]:
+        async with self._store.of(person) as memory:
+            item = await memory.get(item_id)
+            if item is None:
+                raise UnknownItem(item_id)
+            left = await memory.forget(item) if item.forgotten_at is None else []
+        await asyncio.to_thread(self._vectors.delete, person, left)
+        await reindex(self._store, person, self._embeddings, self._vectors, [], left)
+        self._recaller.drop(person)
+        return await self.facts(person)
+
+    async def restore(self, person: str, item_id: str) -> list[Item]:
+        async with self._store.of(person) as memory:
+            item = await memory.get(item_id)
+            if item is None:
+                raise UnknownItem(item_id)
+            back = await memory.restore(item) if item.forgotten_at is not None else []
+        await reindex(
+            self._store, person, self._embeddings, self._vectors, back, [i.id for i in back]
+        )
+        self._recaller.drop(person)
+        return await self.facts(person)
+
+    async def forget_everything(self, person: str) -> list[Item]:
+        async with self._store.of(person) as memory:
+            await memory.forget_everything()
+        self._recaller.drop(person)
+        await asyncio.to_thread(self._vectors.delete_person, person)
+        return []

@@ -1,0 +1,69 @@
+"""The memory service's parts, opened together: stores, embedder, model, and what uses them.
+
+The gRPC service, the nightly sleep pass and `violet eval memory` all run on these same parts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from memory.capture import Capturer
+from memory.consolidation import Consolidator
+from memory.indexing import Embeddings
+from memory.page import MemoryPage
+from memory.recall import Recaller
+from memory.settings import MemorySettings
+from memory.store import MemoryStore, open_memory_engine
+from violet import database
+from violet.embedder import get_embedder
+from violet.models import ModelClient, model_client_for
+from violet.vectors import VectorStore, open_vector_store
+
+NAME = "memory"
+VERSION_TABLE = "alembic_version_memory"
+
+
+def migrate(settings: MemorySettings) -> None:
+    database.migrate(database.sync_url(settings, NAME), "memory.migrations", VERSION_TABLE)
+
+
+@dataclass(frozen=True)
+class Memory:
+    store: MemoryStore
+    vectors: VectorStore
+    capturer: Capturer
+    recaller: Recaller
+    page: MemoryPage
+    consolidator: Consolidator
+
+
+@contextlib.asynccontextmanager
+async def open_memory(
+    settings: MemorySettings, model: ModelClient | None = None
+) -> AsyncIterator[Memory]:
+    """The parts on the configured stores; `model` replaces the configured model client."""
+    engine = open_memory_engine(database.sync_url(settings, NAME))
+    embeddings = Embeddings(await asyncio.to_thread(get_embedder))
+    vectors = open_vector_store(settings.home, settings.qdrant_url, embeddings.dimension, "memory")
+    model = model or model_client_for(settings)
+
+    store = MemoryStore(engine)
+    capturer = Capturer(store, vectors, embeddings, model)
+    recaller = Recaller(store, vectors, embeddings)
+    try:
+        yield Memory(
+            store=store,
+            vectors=vectors,
+            capturer=capturer,
+            recaller=recaller,
+            page=MemoryPage(store, vectors, embeddings, recaller),
+            consolidator=Consolidator(store, vectors, embeddings, capturer, recaller),
+        )
+    finally:
+        await capturer.stop()
+        vectors.close()
+        await model.aclose()
+        await engine.dispose()

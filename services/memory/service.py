@@ -1,0 +1,105 @@
+"""The memory service's gRPC face. The person is always the one the bearer token names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from memory.page import UnknownItem
+from memory.runtime import Memory
+from memory.store import Item, NewTurn, now
+from violet.identity import authenticate
+from violet.v1 import memory_pb2, memory_pb2_grpc
+
+RECALL_LIMIT = 3
+MAX_CAPTURED_CHARS = 64_000
+
+
+def _timestamp(moment: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def _page(items: Sequence[Item]) -> memory_pb2.ListReply:
+    return memory_pb2.ListReply(
+        items=[
+            memory_pb2.MemoryItem(
+                item=item.id, text=item.text, origin=item.origin, at=_timestamp(item.created_at)
+            )
+            for item in items
+        ]
+    )
+
+
+class MemoryService(memory_pb2_grpc.MemoryServicer):
+    def __init__(self, memory: Memory, secret: str) -> None:
+        self._memory = memory
+        self._secret = secret
+
+    async def Recall(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        limit = request.limit or RECALL_LIMIT
+        if not 1 <= limit <= RECALL_LIMIT:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"recall gives 1 to {RECALL_LIMIT} items; {limit} were asked for",
+            )
+        recalled = await self._memory.recaller.recall(identity.person, request.query, limit)
+        return memory_pb2.RecallReply(
+            items=[
+                memory_pb2.RecalledItem(
+                    item=r.item.id,
+                    text=r.item.text,
+                    score=r.score,
+                    origin=r.item.origin,
+                    at=_timestamp(r.item.created_at),
+                )
+                for r in recalled
+            ]
+        )
+
+    async def Capture(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        texts = (request.person_message, request.violet_answer, request.confirmed_result)
+        if any(len(text) > MAX_CAPTURED_CHARS for text in texts):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a captured text holds at most {MAX_CAPTURED_CHARS} characters",
+            )
+        if request.person_message.strip() or request.confirmed_result.strip():
+            turn = NewTurn(
+                person_message=request.person_message,
+                violet_answer=request.violet_answer,
+                confirmed_result=request.confirmed_result or None,
+                source_seqs=tuple(request.source_seqs),
+                at=request.at.ToDatetime(tzinfo=now().tzinfo) if request.HasField("at") else now(),
+                speaker=request.speaker,
+            )
+            await self._memory.capturer.accept(identity.person, turn)
+        return memory_pb2.CaptureReply()
+
+    async def List(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        return _page(await self._memory.page.facts(identity.person))
+
+    async def Forget(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        try:
+            return _page(await self._memory.page.forget(identity.person, request.item))
+        except UnknownItem:
+            await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
+
+    async def Restore(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        try:
+            return _page(await self._memory.page.restore(identity.person, request.item))
+        except UnknownItem:
+            await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
+
+    async def ForgetAll(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        return _page(await self._memory.page.forget_everything(identity.person))

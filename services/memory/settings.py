@@ -1,0 +1,20 @@
+from pydantic import Field
+
+from violet.settings import CommonSettings
+
+
+class MemorySettings(CommonSettings):
+    qdrant_url: str = Field(
+        default="", description="Qdrant server; default an embedded store in home."
+    )
+    memory_quiet_s: float = Field(
+        default=300.0, gt=0, description="Idle time after which a person's memory is consolidated."
+    )
+    memory_sweep_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How often quiet people and stray captured turns are sought.",
+    )
+    memory_undo_days: float = Field(
+        default=30.0, ge=0, description="How long a forgotten item can be restored."
+    )

@@ -1,0 +1,528 @@
+"""Memory items in SQL, one person at a time.
+
+Two layers keep people apart. Every query below filters by the person in code, on both
+backends. On PostgreSQL every connection also switches to the `violet_memory` role (not the
+tables' owner, no BYPASSRLS), and each transaction names its person with
+`set_config('app.person_id', ..., true)`, so row-level security hides every other person's rows
+and a transaction that names nobody sees nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Table,
+    and_,
+    delete,
+    event,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from memory.tables import captured_turns, memory_items, memory_people
+from violet import database
+
+SERVICE_ROLE = "violet_memory"
+FACT = "fact"
+TURN = "turn"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def utc(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored moment is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def new_item_id() -> str:
+    # A UUID, because the vector store accepts only UUIDs and integers as point ids.
+    return str(uuid.uuid4())
+
+
+def open_memory_engine(url: URL) -> AsyncEngine:
+    engine = database.open_engine(url)
+    if database.is_postgres(url):
+        event.listen(engine.sync_engine, "connect", _switch_to_service_role)
+    else:
+        event.listen(engine.sync_engine, "connect", _begin_explicitly)
+        event.listen(engine.sync_engine, "begin", _begin_immediate)
+    return engine
+
+
+def _switch_to_service_role(connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = connection.cursor()
+    cursor.execute(f"SET ROLE {SERVICE_ROLE}")
+    cursor.close()
+    connection.commit()
+
+
+def _begin_explicitly(connection, _record) -> None:  # type: ignore[no-untyped-def]
+    connection.isolation_level = None
+
+
+def _begin_immediate(connection) -> None:  # type: ignore[no-untyped-def]
+    # A SQLite transaction that reads and then writes fails at once ("database is locked") when
+    # another writer committed in between; taking the write lock at the start makes it wait.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    person: str
+    kind: str
+    text: str
+    origin: str
+    quote: str
+    speaker: str
+    source_seqs: tuple[int, ...]
+    turn_items: tuple[str, ...]
+    previous_item: str | None
+    subject: str | None
+    subject_value: str | None
+    created_at: datetime
+    updated_at: datetime
+    forgotten_at: datetime | None = None
+    forgotten_with: str | None = None
+    superseded_by: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.forgotten_at is None and self.superseded_by is None
+
+    def columns(self) -> dict[str, object]:
+        values = {column.name: getattr(self, column.name) for column in memory_items.c}
+        values["source_seqs"] = list(self.source_seqs)
+        values["turn_items"] = list(self.turn_items)
+        return values
+
+
+def _item(row: Row) -> Item:
+    values = dict(row._mapping)
+    for name in ("created_at", "updated_at", "forgotten_at"):
+        if values[name] is not None:
+            values[name] = utc(values[name])
+    values["source_seqs"] = tuple(values["source_seqs"])
+    values["turn_items"] = tuple(values["turn_items"])
+    return Item(**values)
+
+
+@dataclass(frozen=True)
+class NewTurn:
+    """A finished turn as Capture receives it."""
+
+    person_message: str
+    violet_answer: str
+    confirmed_result: str | None
+    source_seqs: tuple[int, ...]
+    at: datetime
+    speaker: str = ""
+
+
+@dataclass(frozen=True)
+class CapturedTurn(NewTurn):
+    """A stored turn still waiting for its facts."""
+
+    id: int = 0
+    turn_item: str | None = None
+    attempts: int = 0
+
+
+class MemoryStore:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._postgres = engine.dialect.name == "postgresql"
+
+    @asynccontextmanager
+    async def of(self, person: str) -> AsyncIterator[PersonMemory]:
+        """One transaction on the person's memory, and on nobody else's."""
+        if not person:
+            raise ValueError("memory is always someone's: the person is empty")
+        async with self._engine.begin() as connection:
+            if self._postgres:
+                await connection.execute(
+                    text("SELECT set_config('app.person_id', :person, true)"), {"person": person}
+                )
+            yield PersonMemory(connection, person, self._postgres)
+
+    async def people(self) -> list[str]:
+        async with self._engine.connect() as connection:
+            rows = await connection.execute(select(memory_people.c.person))
+            return [row.person for row in rows]
+
+    async def quiet_people(self, quiet_since: datetime) -> list[str]:
+        """People who said nothing since `quiet_since` and spoke after their last consolidation."""
+        async with self._engine.connect() as connection:
+            rows = await connection.execute(
+                select(memory_people.c.person).where(
+                    memory_people.c.last_capture_at <= quiet_since,
+                    or_(
+                        memory_people.c.consolidated_at.is_(None),
+                        memory_people.c.consolidated_at < memory_people.c.last_capture_at,
+                    ),
+                )
+            )
+            return [row.person for row in rows]
+
+    async def claim_consolidation(self, person: str, until: datetime) -> bool:
+        """True when this replica may consolidate the person now (no other one is)."""
+        moment = now()
+        async with self._engine.begin() as connection:
+            claimed = await connection.execute(
+                update(memory_people)
+                .where(
+                    memory_people.c.person == person,
+                    or_(
+                        memory_people.c.consolidating_until.is_(None),
+                        memory_people.c.consolidating_until < moment,
+                    ),
+                )
+                .values(consolidating_until=until)
+            )
+            return claimed.rowcount == 1
+
+    async def consolidated(self, person: str, started: datetime) -> None:
+        async with self._engine.begin() as connection:
+            await connection.execute(
+                update(memory_people)
+                .where(memory_people.c.person == person)
+                .values(consolidated_at=started, consolidating_until=None)
+            )
+
+
+class PersonMemory:
+    """Queries on one person's memory, inside one transaction. Each filters by the person."""
+
+    def __init__(self, connection: AsyncConnection, person: str, postgres: bool) -> None:
+        self._db = connection
+        self.person = person
+        self._postgres = postgres
+
+    # Captured turns.
+
+    async def add_turn(self, turn: NewTurn) -> int:
+        moment = now()
+        turn_id = await self._db.scalar(
+            insert(captured_turns)
+            .values(
+                person=self.person,
+                person_message=turn.person_message,
+                violet_answer=turn.violet_answer,
+                confirmed_result=turn.confirmed_result,
+                speaker=turn.speaker,
+                source_seqs=list(turn.source_seqs),
+                at=turn.at,
+                captured_at=moment,
+                attempts=0,
+            )
+            .returning(captured_turns.c.id)
+        )
+        upsert = (postgres_insert if self._postgres else sqlite_insert)(memory_people).values(
+            person=self.person, last_capture_at=moment
+        )
+        await self._db.execute(
+            upsert.on_conflict_do_update(
+                index_elements=[memory_people.c.person], set_={"last_capture_at": moment}
+            )
+        )
+        return int(turn_id)
+
+    async def claim_turns(self, until: datetime, limit: int, after_id: int) -> list[CapturedTurn]:
+        """Turns after `after_id` still waiting for extraction that no other replica holds,
+        oldest first."""
+        moment = now()
+        claimable = and_(
+            _of(captured_turns, self.person),
+            captured_turns.c.extracted_at.is_(None),
+            captured_turns.c.id > after_id,
+            or_(captured_turns.c.claimed_until.is_(None), captured_turns.c.claimed_until < moment),
+        )
+        first = (
+            select(captured_turns.c.id).where(claimable).order_by(captured_turns.c.id).limit(limit)
+        )
+        claimed = (
+            await self._db.scalars(
+                update(captured_turns)
+                .where(claimable, captured_turns.c.id.in_(first))
+                .values(claimed_until=until)
+                .returning(captured_turns.c.id)
+            )
+        ).all()
+        if not claimed:
+            return []
+        rows = await self._db.execute(
+            select(captured_turns)
+            .where(_of(captured_turns, self.person), captured_turns.c.id.in_(claimed))
+            .order_by(captured_turns.c.id)
+        )
+        return [_captured(row) for row in rows]
+
+    async def turn_done(
+        self,
+        turn_id: int,
+        *,
+        turn_item: str | None,
+        extracted: bool,
+        attempts: int,
+        release: bool,
+    ) -> bool:
+        """Records what the turn gave, releasing it if asked; False when the turn is gone."""
+        values: dict[str, object] = {
+            "turn_item": turn_item,
+            "extracted_at": now() if extracted else None,
+            "attempts": attempts,
+        }
+        if release:
+            values["claimed_until"] = None
+        done = await self._db.execute(
+            update(captured_turns)
+            .where(_of(captured_turns, self.person), captured_turns.c.id == turn_id)
+            .values(**values)
+        )
+        return done.rowcount == 1
+
+    async def drop_extracted_turns(self) -> int:
+        """Compaction: a turn whose items exist is needed no more."""
+        deleted = await self._db.execute(
+            delete(captured_turns).where(
+                _of(captured_turns, self.person), captured_turns.c.extracted_at.is_not(None)
+            )
+        )
+        return deleted.rowcount
+
+    async def has_waiting_turns(self) -> bool:
+        found = await self._db.scalar(
+            select(captured_turns.c.id)
+            .where(_of(captured_turns, self.person), captured_turns.c.extracted_at.is_(None))
+            .limit(1)
+        )
+        return found is not None
+
+    # Items.
+
+    async def add_items(self, items: Sequence[Item]) -> None:
+        if items:
+            await self._db.execute(insert(memory_items), [item.columns() for item in items])
+
+    async def get(self, item_id: str) -> Item | None:
+        row = (
+            await self._db.execute(
+                select(memory_items).where(
+                    _of(memory_items, self.person), memory_items.c.id == item_id
+                )
+            )
+        ).first()
+        return _item(row) if row else None
+
+    async def items(self, ids: Iterable[str]) -> list[Item]:
+        wanted = list(ids)
+        if not wanted:
+            return []
+        rows = await self._db.execute(
+            select(memory_items).where(
+                _of(memory_items, self.person), memory_items.c.id.in_(wanted)
+            )
+        )
+        return [_item(row) for row in rows]
+
+    async def active_items(self, kind: str | None = None) -> list[Item]:
+        """Items in recall, oldest first."""
+        query = select(memory_items).where(_of(memory_items, self.person), _active())
+        if kind:
+            query = query.where(memory_items.c.kind == kind)
+        rows = await self._db.execute(query.order_by(memory_items.c.created_at, memory_items.c.id))
+        return [_item(row) for row in rows]
+
+    async def active_ids(self) -> list[str]:
+        return list(
+            (
+                await self._db.scalars(
+                    select(memory_items.c.id)
+                    .where(_of(memory_items, self.person), _active())
+                    .order_by(memory_items.c.id)
+                )
+            ).all()
+        )
+
+    async def page(self) -> list[Item]:
+        """The facts on the memory page, newest first."""
+        rows = await self._db.execute(
+            select(memory_items)
+            .where(_of(memory_items, self.person), _active(), memory_items.c.kind == FACT)
+            .order_by(memory_items.c.created_at.desc(), memory_items.c.id)
+        )
+        return [_item(row) for row in rows]
+
+    async def last_turn_item(self, at_or_before: datetime) -> Item | None:
+        """The person's latest turn in recall said by then."""
+        row = (
+            await self._db.execute(
+                select(memory_items)
+                .where(
+                    _of(memory_items, self.person),
+                    _active(),
+                    memory_items.c.kind == TURN,
+                    memory_items.c.created_at <= at_or_before,
+                )
+                .order_by(memory_items.c.created_at.desc(), memory_items.c.id.desc())
+                .limit(1)
+            )
+        ).first()
+        return _item(row) if row else None
+
+    async def forget(self, item: Item) -> list[str]:
+        """Takes the item out of recall, with the turns it was made from (else they would bring
+        it back); returns the ids that left recall."""
+        moment = now()
+        hidden = [item.id]
+        await self._set(item.id, forgotten_at=moment, forgotten_with=None)
+        for turn in await self.items(item.turn_items):
+            if turn.active:
+                await self._set(turn.id, forgotten_at=moment, forgotten_with=item.id)
+                hidden.append(turn.id)
+        return hidden
+
+    async def restore(self, item: Item) -> list[Item]:
+        """Undoes a forget; returns the items back in recall."""
+        await self._set(item.id, forgotten_at=None, forgotten_with=None)
+        still_forgotten = [fact for fact in await self._forgotten_facts() if fact.id != item.id]
+        back = [await self.get(item.id)]
+        rows = await self._db.execute(
+            select(memory_items).where(
+                _of(memory_items, self.person), memory_items.c.forgotten_with == item.id
+            )
+        )
+        for turn in [_item(row) for row in rows]:
+            keeper = next((f for f in still_forgotten if turn.id in f.turn_items), None)
+            if keeper:  # another forgotten fact was made from this turn too: it stays hidden
+                await self._set(turn.id, forgotten_with=keeper.id)
+                continue
+            await self._set(turn.id, forgotten_at=None, forgotten_with=None)
+            back.append(await self.get(turn.id))
+        return [restored for restored in back if restored is not None and restored.active]
+
+    async def _forgotten_facts(self) -> list[Item]:
+        rows = await self._db.execute(
+            select(memory_items).where(
+                _of(memory_items, self.person),
+                memory_items.c.kind == FACT,
+                memory_items.c.forgotten_at.is_not(None),
+            )
+        )
+        return [_item(row) for row in rows]
+
+    async def supersede(self, older_id: str, newer_id: str, *, merge: bool) -> list[str]:
+        """The newer item replaces the older, which is kept as history; returns the ids that
+        left recall. A merge (the same fact said again) carries the older sources over; a change
+        of value also takes the older fact's turns out of recall."""
+        older, newer = await self.get(older_id), await self.get(newer_id)
+        if older is None or newer is None:
+            return []
+        moment = now()
+        left = [older.id]
+        await self._set(older.id, superseded_by=newer.id, updated_at=moment)
+        if merge:
+            await self._set(
+                newer.id,
+                source_seqs=sorted({*newer.source_seqs, *older.source_seqs}),
+                turn_items=list(dict.fromkeys([*newer.turn_items, *older.turn_items])),
+                updated_at=moment,
+            )
+            return left
+        for turn in await self.items(older.turn_items):
+            if turn.active and turn.id not in newer.turn_items:
+                await self._set(turn.id, superseded_by=newer.id, updated_at=moment)
+                left.append(turn.id)
+        return left
+
+    async def previous_texts(self, items: Iterable[Item]) -> dict[str, str]:
+        """The text of the turn before each turn item, by the item's id, while that turn is in
+        recall: a forgotten turn is read with nothing any more."""
+        wanted = {item.id: item.previous_item for item in items if item.previous_item}
+        texts = {
+            found.id: found.text for found in await self.items(set(wanted.values())) if found.active
+        }
+        return {item: texts[previous] for item, previous in wanted.items() if previous in texts}
+
+    async def followers(self, ids: Iterable[str]) -> list[Item]:
+        """The turns in recall read after one of these items."""
+        wanted = list(ids)
+        if not wanted:
+            return []
+        rows = await self._db.execute(
+            select(memory_items).where(
+                _of(memory_items, self.person), _active(), memory_items.c.previous_item.in_(wanted)
+            )
+        )
+        return [_item(row) for row in rows]
+
+    async def purge_forgotten(self, before: datetime) -> list[str]:
+        """Compaction: forgotten past the undo window is deleted for good."""
+        ids = list(
+            (
+                await self._db.scalars(
+                    select(memory_items.c.id).where(
+                        _of(memory_items, self.person), memory_items.c.forgotten_at < before
+                    )
+                )
+            ).all()
+        )
+        if ids:
+            await self._db.execute(
+                delete(memory_items).where(
+                    _of(memory_items, self.person), memory_items.c.id.in_(ids)
+                )
+            )
+        return ids
+
+    async def forget_everything(self) -> None:
+        # Turns first: on PostgreSQL this waits for a capture pass holding them to commit, and
+        # the items it made are then deleted with the rest.
+        for table in (captured_turns, memory_items):
+            await self._db.execute(delete(table).where(_of(table, self.person)))
+        await self._db.execute(delete(memory_people).where(memory_people.c.person == self.person))
+
+    async def _set(self, item_id: str, **values: object) -> None:
+        await self._db.execute(
+            update(memory_items)
+            .where(_of(memory_items, self.person), memory_items.c.id == item_id)
+            .values(**values)
+        )
+
+
+def _of(table: Table, person: str) -> ColumnElement[bool]:
+    return table.c.person == person
+
+
+def _active() -> ColumnElement[bool]:
+    return and_(memory_items.c.forgotten_at.is_(None), memory_items.c.superseded_by.is_(None))
+
+
+def _captured(row: Row) -> CapturedTurn:
+    return CapturedTurn(
+        id=row.id,
+        person_message=row.person_message,
+        violet_answer=row.violet_answer,
+        confirmed_result=row.confirmed_result,
+        speaker=row.speaker,
+        source_seqs=tuple(row.source_seqs),
+        at=utc(row.at),
+        turn_item=row.turn_item,
+        attempts=row.attempts,
+    )

@@ -1,0 +1,78 @@
+"""The memory service's tables: memory items, captured turns, and who has memory.
+
+`memory_items` and `captured_turns` hold a person's memory and are guarded by row-level security
+on PostgreSQL. `memory_people` holds no memory, only who has some and when they last spoke: the
+sweep and the nightly pass read it to find whom to work on.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, MetaData, String, Table, Text
+
+metadata = MetaData()
+
+PROTECTED_TABLES = ("memory_items", "captured_turns")
+
+memory_items = Table(
+    "memory_items",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("person", String(200), nullable=False),
+    # "fact": a provenance-checked item, on the memory page. "turn": the person's own message
+    # as said, recalled but not listed.
+    Column("kind", String(10), nullable=False),
+    Column("text", Text, nullable=False),
+    # "you" or "violet".
+    Column("origin", String(10), nullable=False),
+    Column("quote", Text, nullable=False),
+    Column("speaker", String(200), nullable=False, default=""),
+    # Transcript seqs of the messages the item was made from.
+    Column("source_seqs", JSON, nullable=False),
+    # For a fact: the ids of the turn items it was made from.
+    Column("turn_items", JSON, nullable=False),
+    # For a turn: the person's turn item before it, read with it for context.
+    Column("previous_item", String(40), nullable=True),
+    # What a fact is about ("home", "my cat") and its value, when a rule can tell: a newer fact
+    # on the same subject supersedes an older one.
+    Column("subject", String(200), nullable=True),
+    Column("subject_value", Text, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("forgotten_at", DateTime(timezone=True), nullable=True),
+    # A turn hidden because a fact made from it was forgotten: restoring that fact brings it back.
+    Column("forgotten_with", String(40), nullable=True),
+    Column("superseded_by", String(40), nullable=True),
+    Index("ix_memory_items_person_kind", "person", "kind"),
+)
+
+captured_turns = Table(
+    "captured_turns",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("person", String(200), nullable=False),
+    Column("person_message", Text, nullable=False),
+    Column("violet_answer", Text, nullable=False),
+    Column("confirmed_result", Text, nullable=True),
+    Column("speaker", String(200), nullable=False),
+    Column("source_seqs", JSON, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("captured_at", DateTime(timezone=True), nullable=False),
+    # Set once the turn item exists; None while there is none yet (or no message to keep).
+    Column("turn_item", String(40), nullable=True),
+    # Set once facts were extracted (or extraction gave up after its attempts).
+    Column("extracted_at", DateTime(timezone=True), nullable=True),
+    Column("attempts", Integer, nullable=False, default=0),
+    # A replica working on the turn holds it until then.
+    Column("claimed_until", DateTime(timezone=True), nullable=True),
+    Index("ix_captured_turns_person", "person", "extracted_at"),
+)
+
+memory_people = Table(
+    "memory_people",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("last_capture_at", DateTime(timezone=True), nullable=False),
+    Column("consolidated_at", DateTime(timezone=True), nullable=True),
+    # A replica consolidating the person holds them until then.
+    Column("consolidating_until", DateTime(timezone=True), nullable=True),
+)

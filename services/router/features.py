@@ -1,0 +1,87 @@
+"""What routing measures between a request and each active card, and about the request alone.
+
+Card features (one row per card) feed the choice model; the request's own features feed the
+opening classifier ("does this request open new work?"). Similarities come from the vector
+store: one cosine per embedded card field and one for the whole card.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from numpy.typing import NDArray
+
+from router import lexical
+from router.cards import FIELDS, WHOLE, Card
+
+SIMILARITIES = (*FIELDS, WHOLE)
+CARD_FEATURES = (
+    *(f"cos_{name}" for name in SIMILARITIES),
+    "bm25",
+    "bm25_relative",
+    "entity_hits",
+    "most_recent",
+    "log_recency_rank",
+    "log_age_hours",
+    "most_recent_x_reply",
+    "most_recent_x_opening",
+    "outcome_asks",
+    "outcome_confirms",
+    "outcome_closes",
+    "opening_x_outcome_asks",
+    "opening_x_outcome_confirms",
+    "opening_x_outcome_closes",
+)
+# Besides the request's embedding.
+OPENING_FEATURES = ("reads_as_reply", "log_words")
+
+
+@dataclass(frozen=True)
+class Request:
+    text: str
+    vector: NDArray[np.float32]
+
+
+def card_features(
+    request: Request,
+    cards: Sequence[Card],
+    similarities: NDArray[np.float64],
+    now: datetime,
+    opening: float,
+) -> NDArray[np.float64]:
+    """One row per card, columns as CARD_FEATURES. `similarities` holds the request's cosine
+    with each card's SIMILARITIES, a row per card (0 where a field is empty); `opening` is the
+    opening classifier's logit for the request."""
+    count = len(cards)
+    ages_h = np.array([max((now - c.last_active).total_seconds(), 0.0) / 3600 for c in cards])
+    recency_rank = ages_h.argsort(kind="stable").argsort()
+    most_recent = (recency_rank == 0).astype(np.float64)
+    bm25 = np.array(lexical.bm25(request.text, [c.words() for c in cards]))
+    cues = np.array([lexical.outcome_cues(c.last_outcome) for c in cards]).reshape(count, 3)
+    reply = float(lexical.reads_as_reply(request.text))
+    columns = [
+        *similarities.T,
+        bm25,
+        bm25 / max(float(bm25.max(initial=0.0)), 1e-9),
+        np.array([lexical.entity_hits(request.text, c.entities) for c in cards]),
+        most_recent,
+        np.log1p(recency_rank),
+        np.log1p(ages_h),
+        most_recent * reply,
+        most_recent * opening,
+        *cues.T,
+        *(cues.T * opening),
+    ]
+    return np.stack(columns, axis=1).astype(np.float64).reshape(count, len(CARD_FEATURES))
+
+
+def opening_features(request: Request) -> NDArray[np.float64]:
+    """The request's embedding, OPENING_FEATURES, then the constant 1."""
+    words = len(lexical.words(request.text))
+    extra = [float(lexical.reads_as_reply(request.text)), math.log1p(words)]
+
+    return np.concatenate([request.vector.astype(np.float64), extra, [1.0]])

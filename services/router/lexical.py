@@ -1,0 +1,123 @@
+"""Word-level signals between a request and a person's topic cards: BM25, entity hits, and
+whether the request reads like a short reply."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import cache
+
+import Stemmer
+
+# BM25 over a handful of cards: a gentle length normalisation, as cards differ little in length.
+BM25_K1 = 1.2
+BM25_B = 0.5
+
+_WORD = re.compile(r"\w+")
+_STOPWORDS = frozenset(
+    _WORD.findall(
+        """a an the and or but if then so of to in on at by for with from about as into over
+    is are was were be been being am do does did have has had i me my we our you your he she
+    it its they them their this that these those there here what which who whom whose when
+    where why how can could would should will shall may might must please want like need
+    would just also too very some any all no not yes ok okay"""
+    )
+)
+# The first word of a request that answers the last thing said rather than asking for something.
+_REPLY_OPENERS = frozenset(
+    _WORD.findall(
+        """yes yeah yep yup sure ok okay no nope nah great perfect fine thanks thank good cool
+    awesome sounds that correct right alright excellent wonderful nice it"""
+    )
+)
+SHORT_REQUEST_WORDS = 6
+# A request that opens with one of these verbs asks for new work, however short it is
+# ("calculate 1234*2"): they are the requests Violet hands to background work.
+_TASK_OPENERS = frozenset(
+    _WORD.findall("look find check research plan remind fetch calculate write send")
+)
+# What the work session said last: a question waits for an answer, a confirmation for a yes or
+# no, and a closing line ("anything else?") means the topic is done unless reopened.
+_ASKS = re.compile(r"\?")
+_CONFIRMS = re.compile(
+    r"confirm|is (that|this) (correct|right)|correct\?|shall i|should i|would you like|do you want",
+    re.IGNORECASE,
+)
+_CLOSES = re.compile(
+    r"anything else|something else|glad|enjoy|have a (good|great|nice)|welcome|"
+    r"is there anything|help you with",
+    re.IGNORECASE,
+)
+
+
+@cache
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words."""
+    return _stemmer().stemWords([w for w in words(text) if w not in _STOPWORDS])
+
+
+def bm25(query: str, documents: Sequence[str]) -> list[float]:
+    """BM25 of `query` against each document, with the documents themselves as the corpus."""
+    docs = [Counter(terms(d)) for d in documents]
+    if not docs:
+        return []
+    lengths = [sum(d.values()) for d in docs]
+    mean_length = max(sum(lengths) / len(docs), 1.0)
+    frequency = Counter(t for d in docs for t in d)
+    scores = []
+    for doc, length in zip(docs, lengths, strict=True):
+        score = 0.0
+        for term in set(terms(query)):
+            tf = doc.get(term, 0)
+            if not tf:
+                continue
+            idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / mean_length)
+            score += idf * tf * (BM25_K1 + 1) / (tf + norm)
+        scores.append(score)
+    return scores
+
+
+def entity_hits(request: str, entities: Sequence[str]) -> float:
+    """How many of the entities the request names; an entity named in part counts its share."""
+    said = set(terms(request))
+    total = 0.0
+    for entity in entities:
+        parts = set(terms(entity))
+        if parts:
+            total += len(parts & said) / len(parts)
+    return total
+
+
+def opens_with_task(request: str) -> bool:
+    """Whether the request starts with a task verb ("calculate ...", "look up ...")."""
+    found = words(request)
+    return bool(found) and found[0] in _TASK_OPENERS
+
+
+def reads_as_reply(request: str) -> bool:
+    """A short request that starts like an answer ("yes, book it", "what's their number?"),
+    not like a task of its own ("calculate 1234*2")."""
+    found = words(request)
+    if not found or opens_with_task(request):
+        return False
+    return found[0] in _REPLY_OPENERS or len(found) <= SHORT_REQUEST_WORDS
+
+
+def outcome_cues(outcome: str) -> tuple[float, float, float]:
+    """Whether the last outcome asks something, asks for a confirmation, closes the topic."""
+    return (
+        float(bool(_ASKS.search(outcome))),
+        float(bool(_CONFIRMS.search(outcome))),
+        float(bool(_CLOSES.search(outcome))),
+    )

@@ -1,0 +1,6 @@
+from alembic import context
+
+from router.tables import metadata
+from violet.database import run_migrations
+
+run_migrations(context, metadata)

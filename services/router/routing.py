@@ -1,0 +1,150 @@
+"""Two-stage routing of one person's request, logged and put on the trace.
+
+1. Pre-filter: the person's cards active in the last 7 days, scored by the trained weights;
+   the 3 best are the candidates, each with the chance it beats opening new work.
+2. Pick: the fast model's strict `pick` chooses a candidate or "new", with a confidence. A
+   choice that is neither, a failed call, or a confidence below 0.5 opens new work; with no
+   candidates there is no model call at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from opentelemetry import trace
+
+from router.cards import ACTIVE_FOR, Card
+from router.embedding import Embedder
+from router.features import Request
+from router.index import CardIndex
+from router.scoring import Scorer
+from router.store import CardStore, Decision, DecisionLog
+from violet.models import Candidate, ModelClient, ModelError, Pick, pick
+from violet.models.structured import NEW, PICK_THRESHOLD
+
+log = logging.getLogger(__name__)
+
+CANDIDATES = 3
+
+
+@dataclass(frozen=True)
+class Shortlist:
+    """The pre-filter's candidates, best first, their scores, and P(request opens new work)."""
+
+    cards: list[Card]
+    scores: list[float]
+    opening: float
+
+
+def _decision(
+    person: str,
+    request: str,
+    now: datetime,
+    chosen: str,
+    confidence: float,
+    reason: str,
+    shortlist: Shortlist | None = None,
+) -> Decision:
+    return Decision(
+        person=person,
+        request=request,
+        candidates=[card.topic for card in shortlist.cards] if shortlist else [],
+        scores=list(shortlist.scores) if shortlist else [],
+        pick=chosen,
+        topic="" if chosen == NEW else chosen,
+        confidence=confidence,
+        reason=reason,
+        opening=shortlist.opening if shortlist else 0.0,
+        at=now,
+    )
+
+
+class PickRejected(ValueError):
+    """The pick named something that is neither a candidate nor new work."""
+
+
+class Router:
+    def __init__(
+        self,
+        cards: CardStore,
+        index: CardIndex,
+        embedder: Embedder,
+        scorer: Scorer,
+        model: ModelClient,
+        decisions: DecisionLog,
+        tracer: trace.Tracer | None = None,
+    ) -> None:
+        self._cards = cards
+        self._index = index
+        self._embedder = embedder
+        self._scorer = scorer
+        self._model = model
+        self._decisions = decisions
+        self._tracer = tracer or trace.get_tracer(__name__)
+
+    async def update_card(self, person: str, card: Card) -> None:
+        await self._cards.put(person, card)
+        await self._index.put(person, card)
+
+    async def route(self, person: str, request: str, now: datetime | None = None) -> Decision:
+        now = now or datetime.now(UTC)
+        with self._tracer.start_as_current_span("router.route") as span:
+            decision = await self._decide(person, request, now)
+            await self._decisions.record(decision)
+            span.set_attributes(
+                {
+                    "violet.route.candidates": decision.candidates,
+                    "violet.route.scores": decision.scores,
+                    "violet.route.pick": decision.pick,
+                    "violet.route.confidence": decision.confidence,
+                    "violet.route.reason": decision.reason,
+                }
+            )
+        return decision
+
+    async def decisions(self, person: str, limit: int) -> list[Decision]:
+        return list(await self._decisions.recent(person, limit))
+
+    async def _decide(self, person: str, request: str, now: datetime) -> Decision:
+        active = await self._cards.active(person, since=now - ACTIVE_FOR)
+        if not active:
+            return _decision(person, request, now, NEW, 1.0, "no topic active in the last 7 days")
+        vector = await asyncio.to_thread(self._embedder.embed_query, request)
+        known = await self._cards.count(person)
+        sims = await self._index.similarities(person, vector, active, known)
+        scored = self._scorer.score(Request(request, vector), active, sims, now)
+        shortlist = Shortlist(
+            cards=scored.cards[:CANDIDATES],
+            scores=[round(s, 4) for s in scored.scores[:CANDIDATES]],
+            opening=round(scored.opening, 4),
+        )
+        try:
+            chosen = await self._pick(person, request, shortlist, now)
+        except (ModelError, PickRejected) as error:
+            log.warning("no pick; opening new work", extra={"error": str(error)})
+            return _decision(person, request, now, NEW, 0.0, f"no pick: {error}", shortlist)
+        if chosen.choice != NEW and chosen.confidence < PICK_THRESHOLD:
+            reason = (
+                f"{chosen.reason} (chose {chosen.choice} at confidence "
+                f"{chosen.confidence:.2f}, below {PICK_THRESHOLD}: new work)"
+            )
+            return _decision(person, request, now, NEW, chosen.confidence, reason, shortlist)
+        return _decision(
+            person, request, now, chosen.choice, chosen.confidence, chosen.reason, shortlist
+        )
+
+    async def _pick(self, person: str, request: str, shortlist: Shortlist, now: datetime) -> Pick:
+        candidates = [
+            Candidate(card.topic, card.description(now), score)
+            for card, score in zip(shortlist.cards, shortlist.scores, strict=True)
+        ]
+        chosen = await pick(self._model, request=request, candidates=candidates, person=person)
+        allowed = {card.topic for card in shortlist.cards} | {NEW}
+        if chosen.choice not in allowed:
+            raise PickRejected(f"the pick named {chosen.choice!r}, which is not a candidate")
+        if not 0.0 <= chosen.confidence <= 1.0:
+            raise PickRejected(f"the pick's confidence {chosen.confidence} is not within 0 to 1")
+        return chosen

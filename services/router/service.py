@@ -1,0 +1,83 @@
+"""The router's gRPC face: route a request, keep a card current, list past decisions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from router.cards import Card
+from router.routing import Router
+from router.store import Decision
+from violet.identity import authenticate
+from violet.v1 import router_pb2, router_pb2_grpc
+
+MAX_REQUEST_CHARS = 8_000
+DEFAULT_DECISIONS = 20
+MAX_DECISIONS = 200
+
+
+def to_message(decision: Decision) -> router_pb2.RouteDecision:
+    at = Timestamp()
+    at.FromDatetime(decision.at)
+    return router_pb2.RouteDecision(
+        topic=decision.topic,
+        candidates=decision.candidates,
+        scores=decision.scores,
+        pick=decision.pick,
+        confidence=decision.confidence,
+        reason=decision.reason,
+        at=at,
+        request=decision.request,
+        opening=decision.opening,
+    )
+
+
+def card_of(message: router_pb2.TopicCard) -> Card:
+    if message.HasField("last_active"):
+        last_active = message.last_active.ToDatetime(tzinfo=UTC)
+    else:
+        last_active = datetime.now(UTC)
+    return Card(
+        topic=message.topic,
+        title=message.title,
+        summary=message.summary,
+        entities=tuple(message.entities),
+        last_request=message.last_request,
+        last_outcome=message.last_outcome,
+        last_active=last_active,
+    )
+
+
+class RouterService(router_pb2_grpc.RouterServicer):
+    def __init__(self, router: Router, secret: str) -> None:
+        self._router = router
+        self._secret = secret
+
+    async def Route(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        text = request.request.strip()
+        if not text:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request is empty")
+        if len(text) > MAX_REQUEST_CHARS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a request holds at most {MAX_REQUEST_CHARS} characters",
+            )
+        return to_message(await self._router.route(identity.person, text))
+
+    async def UpdateCard(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        if not request.topic.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a card needs its topic")
+        await self._router.update_card(identity.person, card_of(request))
+        return router_pb2.UpdateCardReply()
+
+    async def ListDecisions(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self._secret)
+        limit = min(request.limit or DEFAULT_DECISIONS, MAX_DECISIONS)
+        if limit < 0:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the limit cannot be negative")
+        decisions = await self._router.decisions(identity.person, limit)
+        return router_pb2.ListDecisionsReply(decisions=[to_message(d) for d in decisions])

@@ -1,0 +1,108 @@
+"""The `violet` command as a person uses it: `run` until ready, `token`, `chat`, Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.stack import SERVICES, free_port
+
+VIOLET = str(Path(sys.executable).parent / "violet")
+
+
+@pytest.fixture
+def environment(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIOLET_", "ANTHROPIC_"))}
+    env.update({f"VIOLET_{name.upper()}_ADDR": f"127.0.0.1:{free_port()}" for name in SERVICES})
+    env["VIOLET_HOME"] = str(tmp_path / "home")
+    return env
+
+
+@pytest.fixture
+def running(environment: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    stack = subprocess.Popen(
+        [VIOLET, "run"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        yield stack
+    finally:
+        if stack.poll() is None:
+            stack.kill()
+            stack.wait()
+
+
+def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
+    running: subprocess.Popen[str], environment: dict[str, str]
+) -> None:
+    assert running.stdout is not None
+    line = running.stdout.readline()
+    gateway = environment["VIOLET_GATEWAY_ADDR"]
+    assert line.strip() == f"Violet is ready: http://{gateway}"
+
+    chat = subprocess.run(
+        [VIOLET, "chat", "--person", "robin"],
+        input="Hello Violet!\n",
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert chat.returncode == 0, chat.stderr
+    assert "you: Hello Violet!" in chat.stdout
+
+    again = subprocess.run(
+        [VIOLET, "chat", "--person", "robin"],
+        input="",
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "you: Hello Violet!" in again.stdout  # the same conversation, on a new device
+    assert "Violet: " in again.stdout
+
+    running.send_signal(signal.SIGINT)
+    assert running.wait(timeout=60) == 0
+    secret = Path(environment["VIOLET_HOME"]) / "secret"
+    assert secret.exists()
+
+
+def test_token_prints_a_token_the_local_stack_accepts(environment: dict[str, str]) -> None:
+    from violet.identity import resolve_secret, verify_token
+
+    printed = subprocess.run(
+        [VIOLET, "token", "sam"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.strip()
+    secret = resolve_secret("", Path(environment["VIOLET_HOME"]))
+    assert verify_token(printed, secret).person == "sam"
+
+
+def test_chat_says_plainly_when_violet_is_not_running(environment: dict[str, str]) -> None:
+    began = time.monotonic()
+    chat = subprocess.run(
+        [VIOLET, "chat"],
+        input="hi\n",
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert chat.returncode == 1
+    assert "can't be reached" in chat.stderr
+    assert time.monotonic() - began < 30

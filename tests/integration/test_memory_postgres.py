@@ -1,0 +1,142 @@
+"""Row-level security on PostgreSQL: the service's own connections cannot see past the person."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from sqlalchemy import insert, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.runtime import migrate
+from memory.settings import MemorySettings
+from memory.store import FACT, SERVICE_ROLE, Item, MemoryStore, new_item_id, open_memory_engine
+from memory.tables import memory_items
+from tests.support.postgres import fresh_schema
+from violet import database
+
+AT = datetime(2025, 5, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    with fresh_schema() as schema_url:
+        migrate(MemorySettings(home=tmp_path, database_url=schema_url))
+        yield schema_url
+
+
+@pytest.fixture
+async def engine(url: str) -> AsyncIterator[AsyncEngine]:
+    opened = open_memory_engine(database.sync_url(MemorySettings(database_url=url), "memory"))
+    yield opened
+    await opened.dispose()
+
+
+def fact(person: str, words: str) -> Item:
+    return Item(
+        id=new_item_id(),
+        person=person,
+        kind=FACT,
+        text=words,
+        origin="you",
+        quote=words,
+        speaker="",
+        source_seqs=(1,),
+        turn_items=(),
+        previous_item=None,
+        subject=None,
+        subject_value=None,
+        created_at=AT,
+        updated_at=AT,
+    )
+
+
+async def remember(engine: AsyncEngine, person: str, words: str) -> Item:
+    item = fact(person, words)
+    async with MemoryStore(engine).of(person) as memory:
+        await memory.add_items([item])
+    return item
+
+
+def rows_as_superuser(url: str) -> list[str]:
+    plain = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(plain) as connection:
+        return [row[0] for row in connection.execute("SELECT person FROM memory_items")]
+
+
+async def test_the_service_connects_as_a_role_that_cannot_bypass_row_security(
+    engine: AsyncEngine,
+) -> None:
+    async with engine.connect() as connection:
+        role = (
+            await connection.execute(
+                text(
+                    "SELECT current_user, rolsuper, rolbypassrls, "
+                    "(SELECT tableowner FROM pg_tables WHERE tablename = 'memory_items' "
+                    "AND schemaname = current_schema()) FROM pg_roles WHERE rolname = current_user"
+                )
+            )
+        ).one()
+    assert role[0] == SERVICE_ROLE
+    assert role[1] is False and role[2] is False
+    assert role[3] != SERVICE_ROLE
+
+
+async def test_a_query_without_the_person_set_returns_nothing(
+    engine: AsyncEngine, url: str
+) -> None:
+    await remember(engine, "ann", "My cat is called Miso")
+    await remember(engine, "bob", "My cat is called Miso")
+    async with engine.connect() as connection:
+        assert (await connection.execute(text("SELECT count(*) FROM memory_items"))).scalar() == 0
+    assert sorted(rows_as_superuser(url)) == ["ann", "bob"]
+
+
+async def test_a_query_without_the_person_filter_sees_only_the_person_set(
+    engine: AsyncEngine,
+) -> None:
+    await remember(engine, "ann", "My cat is called Miso")
+    await remember(engine, "bob", "My cat is called Miso")
+    async with engine.begin() as connection:
+        await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
+        people = (await connection.execute(text("SELECT person FROM memory_items"))).scalars()
+        assert list(people) == ["ann"]
+
+
+async def test_the_person_set_lasts_one_transaction(engine: AsyncEngine) -> None:
+    await remember(engine, "ann", "My cat is called Miso")
+    async with engine.connect() as connection:
+        async with connection.begin():
+            await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
+        count = await connection.execute(text("SELECT count(*) FROM memory_items"))
+        assert count.scalar() == 0
+
+
+async def test_no_row_of_another_person_can_be_written_changed_or_deleted(
+    engine: AsyncEngine, url: str
+) -> None:
+    bobs = await remember(engine, "bob", "My cat is called Miso")
+    with pytest.raises(DBAPIError, match="row-level security"):
+        async with engine.begin() as connection:
+            await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
+            await connection.execute(insert(memory_items).values(fact("bob", "planted").columns()))
+    async with engine.begin() as connection:
+        await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
+        changed = await connection.execute(text("UPDATE memory_items SET text = 'changed'"))
+        deleted = await connection.execute(text("DELETE FROM memory_items"))
+    assert changed.rowcount == deleted.rowcount == 0
+    async with MemoryStore(engine).of("bob") as memory:
+        kept = await memory.get(bobs.id)
+    assert kept is not None and kept.text == "My cat is called Miso"
+    assert rows_as_superuser(url) == ["bob"]
+
+
+async def test_an_id_of_another_person_finds_nothing(engine: AsyncEngine) -> None:
+    bobs = await remember(engine, "bob", "My cat is called Miso")
+    async with MemoryStore(engine).of("ann") as memory:
+        assert await memory.get(bobs.id) is None
+        assert await memory.page() == []

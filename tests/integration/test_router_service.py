@@ -1,0 +1,105 @@
+"""The router started as a real process: Route, UpdateCard and ListDecisions over gRPC, each for
+the person named by the bearer token only."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from tests.support.postgres import fresh_schema
+from tests.support.stack import Stack
+from violet.v1 import router_pb2, router_pb2_grpc
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def router(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    with contextlib.ExitStack() as cleanup:
+        env = {}
+        if request.param == "postgres":
+            env["VIOLET_DATABASE_URL"] = cleanup.enter_context(fresh_schema())
+        stack = Stack(Path(tmp_path_factory.mktemp("router")), extra_env=env)
+        cleanup.callback(stack.stop)
+        stack.start("router")
+        yield stack
+
+
+def auth(stack: Stack, person: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {stack.token(person)}"),)
+
+
+def card(topic: str, title: str, outcome: str, minutes_ago: int) -> router_pb2.TopicCard:
+    at = Timestamp()
+    at.FromDatetime(datetime.now(UTC) - timedelta(minutes=minutes_ago))
+    return router_pb2.TopicCard(
+        topic=topic,
+        title=title,
+        summary=f"The person wants to {title.lower()}.",
+        entities=["Seattle"] if "flight" in title.lower() else [],
+        last_request=title,
+        last_outcome=outcome,
+        last_active=at,
+    )
+
+
+def test_cards_route_and_decisions_are_each_persons_own(router: Stack) -> None:
+    with grpc.insecure_channel(router.address("router")) as channel:
+        stub = router_pb2_grpc.RouterStub(channel)
+        ada, bob = auth(router, "ada"), auth(router, "bob")
+        stub.UpdateCard(
+            card("ws_flights", "Book flights to Seattle", "Which day do you fly?", 5),
+            metadata=ada,
+            timeout=30,
+        )
+        stub.UpdateCard(
+            card("ws_music", "Play songs by Joe Bonamassa", "Playing Drive.", 60),
+            metadata=ada,
+            timeout=30,
+        )
+
+        decision = stub.Route(
+            router_pb2.RouteRequest(request="I fly on Friday, to Seattle."),
+            metadata=ada,
+            timeout=30,
+        )
+        assert decision.candidates[0] == "ws_flights"
+        assert set(decision.candidates) == {"ws_flights", "ws_music"}
+        assert len(decision.scores) == 2 and decision.reason
+        assert decision.topic in ("ws_flights", "")
+
+        others = stub.Route(
+            router_pb2.RouteRequest(request="I fly on Friday, to Seattle."),
+            metadata=bob,
+            timeout=30,
+        )
+        assert (others.topic, others.pick, list(others.candidates)) == ("", "new", [])
+
+        mine = stub.ListDecisions(router_pb2.ListDecisionsRequest(limit=10), metadata=ada)
+        assert [d.request for d in mine.decisions] == ["I fly on Friday, to Seattle."]
+        assert list(mine.decisions[0].candidates) == list(decision.candidates)
+        theirs = stub.ListDecisions(router_pb2.ListDecisionsRequest(), metadata=bob)
+        assert [list(d.candidates) for d in theirs.decisions] == [[]]
+
+
+def test_calls_without_a_valid_token_are_refused(router: Stack) -> None:
+    with grpc.insecure_channel(router.address("router")) as channel:
+        stub = router_pb2_grpc.RouterStub(channel)
+        for metadata in ((), (("authorization", "Bearer not-a-token"),)):
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.Route(router_pb2.RouteRequest(request="hello"), metadata=metadata)
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_card_without_a_topic_is_refused(router: Stack) -> None:
+    with grpc.insecure_channel(router.address("router")) as channel:
+        stub = router_pb2_grpc.RouterStub(channel)
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.UpdateCard(router_pb2.TopicCard(title="no topic"), metadata=auth(router, "ada"))
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT

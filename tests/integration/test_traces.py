@@ -1,0 +1,100 @@
+"""CONTRACTS section 7: one trace per turn across the services, read back from the span file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import running_stack
+from tests.support.device import Device
+from tests.support.stack import Stack
+
+ROUTE_ATTRIBUTES = {
+    "violet.route.candidates",
+    "violet.route.scores",
+    "violet.route.pick",
+    "violet.route.confidence",
+    "violet.route.reason",
+}
+
+
+@pytest.fixture
+def traced_stack(tmp_path: Path) -> Iterator[Stack]:
+    env = {"VIOLET_TRACE_FILE": str(tmp_path / "spans.jsonl")}
+    with running_stack(tmp_path / "home", "sqlite", env=env) as stack:
+        yield stack
+
+
+def spans(stack: Stack) -> list[dict]:
+    path = Path(stack.extra_env["VIOLET_TRACE_FILE"])
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def until_spans(stack: Stack, check, timeout_s: float = 20.0) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Spans are written as they end, by five processes; waits until `check` holds."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            found = spans(stack)
+            if check(found):
+                return found
+            await asyncio.sleep(0.1)
+
+
+async def test_a_turn_is_one_trace_across_every_service_and_late_work_links_back(
+    traced_stack: Stack,
+) -> None:
+    device, _ = await Device.open(traced_stack.live_url, traced_stack.token("tracy"))
+    await device.ask("My favourite fruit is mango.")
+    ack_id = await device.say("Calculate 17*23")
+    await device.answer_to(ack_id)
+    result = await device.until(
+        lambda f: f["type"] == "message" and f["from"] == "violet" and "391" in f["text"],
+        timeout=60,
+    )
+    assert "reply_to" not in result
+
+    def complete(found: list[dict]) -> bool:
+        names = {span["name"] for span in found}
+        return "tell update" in names and any(s["service"] == "worker" for s in found)
+
+    found = await until_spans(traced_stack, complete)
+    say = [s for s in found if s["name"] == "say" and s["service"] == "gateway"][-1]
+    turn = [s for s in found if s["trace_id"] == say["trace_id"]]
+    services = {s["service"] for s in turn}
+    assert {"gateway", "session", "memory", "router", "worker"} <= services
+
+    by_id = {s["span_id"]: s for s in turn}
+    roots = [s for s in turn if s["parent_id"] is None]
+    assert roots == [say]
+    for span in turn:  # every span hangs from the say through its parents
+        hops = 0
+        while span["parent_id"] is not None:
+            span = by_id[span["parent_id"]]
+            hops += 1
+            assert hops < 50
+        assert span is say
+
+    route = next(s for s in turn if set(s["attributes"]) >= ROUTE_ATTRIBUTES)
+    assert route["service"] == "router"
+    assert route["attributes"]["violet.route.pick"] == "new"
+
+    late = [s for s in found if s["service"] == "worker" and s["trace_id"] != say["trace_id"]]
+    assert late, "the work's own spans run in their own trace"
+    assert any(link["trace_id"] == say["trace_id"] for s in late for link in s["links"])
+    telling = [s for s in found if s["name"] == "tell update"][-1]
+    assert telling["links"], "the update that tells the person links back to the work"
+
+
+async def test_no_span_carries_message_text_by_default(traced_stack: Stack) -> None:
+    secret_words = "pineapple-lighthouse-42"
+    device, _ = await Device.open(traced_stack.live_url, traced_stack.token("quiet"))
+    await device.ask(f"My password hint is {secret_words}")
+    found = await until_spans(traced_stack, lambda f: any(s["name"] == "turn" for s in f))
+    assert found
+    assert secret_words not in json.dumps(found)
