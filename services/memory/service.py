@@ -12,6 +12,7 @@ from memory.page import UnknownItem
 from memory.runtime import Memory
 from memory.store import Item, NewTurn, now
 from violet.identity import authenticate
+from violet.metrics import CAPTURES, RECALLS
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
 RECALL_LIMIT = 3
@@ -49,6 +50,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 f"recall gives 1 to {RECALL_LIMIT} items; {limit} were asked for",
             )
         recalled = await self._memory.recaller.recall(identity.person, request.query, limit)
+        RECALLS.add(1)
         return memory_pb2.RecallReply(
             items=[
                 memory_pb2.RecalledItem(
@@ -80,6 +82,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 speaker=request.speaker,
             )
             await self._memory.capturer.accept(identity.person, turn)
+            CAPTURES.add(1)
         return memory_pb2.CaptureReply()
 
     async def List(self, request, context):  # type: ignore[no-untyped-def]

@@ -22,6 +22,7 @@ from router.features import Request
 from router.index import CardIndex
 from router.scoring import Scorer
 from router.store import CardStore, Decision, DecisionLog
+from violet.metrics import ROUTES
 from violet.models import Candidate, ModelClient, ModelError, Pick, pick
 from violet.models.structured import NEW, PICK_THRESHOLD
 
@@ -103,6 +104,7 @@ class Router:
                     "violet.route.reason": decision.reason,
                 }
             )
+        ROUTES.add(1, {"violet.route.outcome": "new" if decision.pick == NEW else "existing"})
         return decision
 
     async def decisions(self, person: str, limit: int) -> list[Decision]:

@@ -9,6 +9,7 @@ from opentelemetry import trace
 
 from violet.channels import Peers
 from violet.identity import Identity
+from violet.metrics import ERRORS
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class MemoryClient:
                     "recall failed; answering without memory", extra={"code": error.code().name}
                 )
                 span.set_attribute("violet.recall.failed", True)
+                ERRORS.add(1, {"violet.error.where": "recall"})
                 return []
             items = answer.items[:RECALL_LIMIT]
             span.set_attribute("violet.recall.items", len(items))
@@ -78,6 +80,7 @@ class MemoryClient:
                 metadata=identity.metadata(),
             )
         except grpc.aio.AioRpcError as error:
+            ERRORS.add(1, {"violet.error.where": "capture"})
             log.warning(
                 "capture failed; this turn is not remembered", extra={"code": error.code().name}
             )

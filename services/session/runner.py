@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 
-from opentelemetry import metrics, trace
+from opentelemetry import trace
 
 from session.feed import Feed
 from session.fold import Folder
@@ -20,16 +20,11 @@ from session.turn import MainSession
 from session.turn_lock import TurnLock
 from session.updates import Update, Updates
 from violet.identity import Identity, service_identity
+from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
 from violet.telemetry import context_from, span_context_from
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
-meter = metrics.get_meter(__name__)
-TURNS = meter.create_counter("violet.turns", description="Turns of the main session")
-FOLDS = meter.create_counter("violet.folds", description="Folds tried, by outcome")
-TURN_SECONDS = meter.create_histogram(
-    "violet.turn.duration", unit="s", description="From a turn's start to its stored answer"
-)
 
 LOCK_RETRY_S = 0.1
 
@@ -97,6 +92,7 @@ class TurnRunner:
                 if conversation.id not in self._again:
                     return
         except Exception:
+            ERRORS.add(1, {"violet.error.where": "turn"})
             log.exception("turn failed; the sweep will try again")
         finally:
             del self._tasks[conversation.id]

@@ -14,6 +14,7 @@ from session.transcript import Conversation, Message, Transcript
 from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
+from violet.metrics import ERRORS
 from violet.models import ModelClient, ModelError, Reply
 from violet.models.tools import MAIN_TOOLS, UPDATE_PREFIX
 
@@ -80,6 +81,7 @@ class MainSession:
         try:
             return await self._converse(conversation, identity, system, messages)
         except ModelError as error:
+            ERRORS.add(1, {"violet.error.where": "main model"})
             log.warning(
                 "main model failed; the person is asked to retry", extra={"error": str(error)}
             )

@@ -206,6 +206,18 @@ async def test_memory_questions_quote_the_best_item(client, question, item):
     assert reply.text == f'Here\'s what I remember: "{item}".'
 
 
+async def test_an_earlier_question_is_never_quoted_as_a_memory(client):
+    system = "\n".join(
+        [
+            t.MEMORY_HEADING,
+            t.memory_line("what is my sister called?"),
+            t.memory_line("my sister is called Lina"),
+        ]
+    )
+    reply = await say(client, "what is my sister called?", system=system)
+    assert reply.text == 'Here\'s what I remember: "my sister is called Lina".'
+
+
 async def test_a_memory_question_with_no_match_says_she_does_not_know_yet(client):
     reply = await say(client, "what is my passport number?")
     assert reply.text == "I don't know that yet. If you tell me, I'll remember it."

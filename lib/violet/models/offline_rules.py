@@ -217,7 +217,8 @@ def remembered(system: str) -> list[str]:
 def recall_answer(asked: str, system: str) -> str:
     wanted = content_words(asked)
     best, overlap = "", 0
-    for item in remembered(system):
+    # An earlier question is not something the person told: it answers nothing.
+    for item in (line for line in remembered(system) if not line.rstrip().endswith("?")):
         shared = len(wanted & content_words(item))
         if shared > overlap:
             best, overlap = item, shared

@@ -1,0 +1,65 @@
+"""What a person tells Violet is on their memory page, and recalled by other service processes."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.conftest import running_stack
+from tests.support.device import Device
+
+SAID = "my cat is called Miso, and I take my coffee with oat milk"
+
+
+async def memory_page(device: Device, wanted: int, timeout_s: float = 30.0) -> list[dict]:
+    """Asks for the page until it holds `wanted` items (facts are made in the background)."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            await device.send({"type": "memory.list"})
+            page = await device.until(lambda f: f["type"] == "memory")
+            if len(page["items"]) >= wanted:
+                return page["items"]
+            await asyncio.sleep(0.2)
+
+
+async def test_facts_said_once_are_listed_as_yours_and_recalled_by_a_second_stack(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    with running_stack(home, "sqlite") as first:
+        device, welcome = await Device.open(first.live_url, first.token("mia"))
+        await device.ask(SAID)
+        items = await memory_page(device, wanted=2)
+        assert {item["origin"] for item in items} == {"you"}
+        texts = " ".join(item["text"] for item in items).lower()
+        assert "miso" in texts and "oat milk" in texts
+        await device.close()
+
+    with running_stack(home, "sqlite") as second:  # new processes, new ports, the same state
+        device, again = await Device.open(second.live_url, second.token("mia"))
+        assert again["conversation"] == welcome["conversation"]
+        answer = await device.ask("what is my cat called?")
+        assert "Miso" in answer["text"]
+        coffee = await device.ask("what do I take in my coffee?")
+        assert "oat milk" in coffee["text"]
+
+
+async def test_forgetting_a_fact_takes_it_out_of_recall_and_restoring_brings_it_back(
+    tmp_path: Path,
+) -> None:
+    with running_stack(tmp_path / "home", "sqlite") as stack:
+        device, _ = await Device.open(stack.live_url, stack.token("noor"))
+        await device.ask("my sister is called Lina")
+        [fact] = await memory_page(device, wanted=1)
+
+        await device.send({"type": "memory.forget", "item": fact["item"]})
+        page = await device.until(lambda f: f["type"] == "memory")
+        assert page["items"] == []
+        forgotten = await device.ask("what is my sister called?")
+        assert "Lina" not in forgotten["text"]
+
+        await device.send({"type": "memory.restore", "item": fact["item"]})
+        page = await device.until(lambda f: f["type"] == "memory")
+        assert [item["item"] for item in page["items"]] == [fact["item"]]
+        remembered = await device.ask("what is my sister called?")
+        assert "Lina" in remembered["text"]
