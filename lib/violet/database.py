@@ -18,6 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from violet.settings import CommonSettings
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# The advisory lock key that serialises migrations (any fixed number; "violet" in ASCII).
+MIGRATION_LOCK = 0x76696F6C6574
 
 
 def sync_url(settings: CommonSettings, service: str) -> URL:
@@ -87,5 +89,8 @@ def run_migrations(context, target_metadata) -> None:  # type: ignore[no-untyped
             render_as_batch=connection.dialect.name == "sqlite",
         )
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":
+                # Replicas starting together migrate one after another, not over each other.
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
             context.run_migrations()
     engine.dispose()

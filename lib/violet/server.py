@@ -20,6 +20,13 @@ from violet.telemetry import server_interceptors, setup_telemetry, shutdown_tele
 
 log = logging.getLogger(__name__)
 
+# Clients reconnect now and then, so new replicas behind a Kubernetes Service get their share of
+# the long-lived connections; a cut stream is resumed by its caller.
+SERVER_OPTIONS = [
+    ("grpc.max_connection_age_ms", 10 * 60 * 1000),
+    ("grpc.max_connection_age_grace_ms", 60 * 1000),
+]
+
 # Adds the service's servicers to the server; returns the full names of the services it added.
 Register = Callable[[grpc.aio.Server], Sequence[str]]
 
@@ -49,7 +56,7 @@ async def serve(
         loop.add_signal_handler(signum, stop.set)
 
     async with resources() as hosted:
-        server = grpc.aio.server(interceptors=server_interceptors())
+        server = grpc.aio.server(interceptors=server_interceptors(), options=SERVER_OPTIONS)
         names = list(hosted.register(server))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
