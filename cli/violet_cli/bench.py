@@ -206,6 +206,10 @@ Throughput: {per_second:.1f} turns/s across the {PEOPLE} people.
 | new work: recall | {routing.get("new_recall", 0):.3f} |
 | p50 ms per decision | {routing.get("p50_ms", 0):.1f} |
 
+The shipped weights were trained on this file, so these figures are in-sample; figures
+cross-validated by person (each person scored by weights trained without them) are in
+`docs/routing.md`.
+
 ## Memory recall (`violet eval memory`, locomo_dev.json)
 
 | measure | value |

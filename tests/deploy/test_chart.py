@@ -249,7 +249,8 @@ def test_each_service_admits_only_its_callers(rendered: Rendered) -> None:
         "gateway": set(),
         "session": {"gateway", "worker"},
         "router": {"session", "worker"},
-        "memory": {"session", "worker", "memory-sleep"},
+        "memory": {"session", "gateway", "memory-sleep"},
+
         "worker": {"session"},
     }
     for name, expected in callers.items():
