@@ -250,7 +250,6 @@ def test_each_service_admits_only_its_callers(rendered: Rendered) -> None:
         "session": {"gateway", "worker"},
         "router": {"session", "worker"},
         "memory": {"session", "gateway", "memory-sleep"},
-
         "worker": {"session"},
     }
     for name, expected in callers.items():
