@@ -1,16 +1,19 @@
-"""The gateway's HTTP face: the phone protocol's websocket and the health check."""
+"""The gateway's HTTP face: the phone protocol's websocket, the health check and the web page
+for trying Violet in a browser."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from gateway.limits import SayLimiter
@@ -23,6 +26,15 @@ from violet.identity import resolve_secret
 NEEDED = ("session", "memory")
 HEALTH_TIMEOUT_S = 2.0
 
+PAGE_DIR = Path(__file__).with_name("page")
+PAGE_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+}
+# A Host header that is a plain host[:port], safe to name in the page's policy.
+PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
 
 async def _serving(peers: Peers, service: str) -> bool:
     stub = health_pb2_grpc.HealthStub(peers.channel(service))
@@ -31,6 +43,31 @@ async def _serving(peers: Peers, service: str) -> bool:
     except grpc.aio.AioRpcError:
         return False
     return answer.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def page_policy(host: str) -> str:
+    """The page loads only its own files and talks only to its own websocket."""
+    # Some browsers do not count ws:// and wss:// as 'self', so the websocket is named outright.
+    websocket = f" ws://{host} wss://{host}" if PLAIN_HOST.fullmatch(host) else ""
+    return (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        f"connect-src 'self'{websocket}; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+async def page_file(request: Request) -> Response:
+    name, media_type = PAGE_FILES[request.url.path]
+    return FileResponse(
+        PAGE_DIR / name,
+        media_type=media_type,
+        headers={
+            "Content-Security-Policy": page_policy(request.headers.get("host", "")),
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-cache",
+        },
+    )
 
 
 def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
@@ -52,6 +89,10 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
         await peers.close()
 
     return Starlette(
-        routes=[Route("/healthz", healthz), WebSocketRoute("/v1/live", live.serve)],
+        routes=[
+            Route("/healthz", healthz),
+            WebSocketRoute("/v1/live", live.serve),
+            *(Route(path, page_file) for path in PAGE_FILES),
+        ],
         lifespan=lifespan,
     )

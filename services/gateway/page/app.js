@@ -1,0 +1,290 @@
+// Violet in a browser: the chat and the memory page, spoken over the phone protocol only.
+"use strict";
+
+const TOKEN_KEY = "violet.token";
+const RETRY_MAX_MS = 10000;
+const RESEND_AFTER_MS = 5000;
+
+const el = (id) => document.getElementById(id);
+const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+
+const state = {
+  socket: null,
+  open: false,
+  lastSeq: 0, // the highest seq shown; kept in memory only
+  unsent: new Map(), // say id -> text, until the ack says it is stored
+  retryMs: 500,
+  view: "chat",
+  lastForgotten: null,
+  signingOut: false,
+};
+
+function liveUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/v1/live`;
+}
+
+function send(frame) {
+  if (!state.open) return false;
+  state.socket.send(JSON.stringify(frame));
+  return true;
+}
+
+function setConnection(text) {
+  el("connection").textContent = text;
+}
+
+// Signing in
+
+function askForCode(problem) {
+  localStorage.removeItem(TOKEN_KEY);
+  el("nav").hidden = true;
+  el("chat").hidden = true;
+  el("memory").hidden = true;
+  el("sign-in").hidden = false;
+  el("sign-in-problem").textContent = problem || "";
+  setConnection("");
+  el("code").value = "";
+  el("code").focus();
+}
+
+function signIn(event) {
+  event.preventDefault();
+  const code = el("code").value.trim();
+  if (!code) return;
+  localStorage.setItem(TOKEN_KEY, code);
+  // The code may be someone else's: start the conversation afresh.
+  state.lastSeq = 0;
+  state.unsent.clear();
+  el("messages").replaceChildren();
+  el("activity").textContent = "";
+  el("sign-in").hidden = true;
+  el("nav").hidden = false;
+  show(state.view);
+  connect();
+}
+
+// The connection
+
+function connect() {
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (!token) {
+    askForCode();
+    return;
+  }
+  state.signingOut = false;
+  setConnection("Connecting to Violet…");
+  const socket = new WebSocket(liveUrl());
+  state.socket = socket;
+  socket.addEventListener("open", () => {
+    socket.send(JSON.stringify({ type: "hello", token, since: state.lastSeq }));
+  });
+  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+  socket.addEventListener("close", () => {
+    if (state.socket !== socket) return;
+    state.open = false;
+    if (state.signingOut) return;
+    setConnection("Can't reach Violet right now. Trying again…");
+    setTimeout(connect, state.retryMs);
+    state.retryMs = Math.min(state.retryMs * 2, RETRY_MAX_MS);
+  });
+}
+
+function receive(frame) {
+  const handlers = {
+    welcome: welcomed,
+    message: showMessage,
+    ack: (f) => state.unsent.delete(f.id),
+    activity: (f) => { el("activity").textContent = f.text; },
+    memory: (f) => showMemories(f.items),
+    error: showError,
+  };
+  const handler = handlers[frame.type];
+  if (handler) handler(frame);
+}
+
+function welcomed() {
+  state.open = true;
+  state.retryMs = 500;
+  setConnection("");
+  resendUnsent();
+  if (state.view === "memory") send({ type: "memory.list" });
+}
+
+function resendUnsent() {
+  for (const [id, text] of state.unsent) send({ type: "say", id, text });
+}
+
+function showError(frame) {
+  if (frame.code === "unauthorized") {
+    state.signingOut = true;
+    state.open = false;
+    askForCode(frame.text);
+    return;
+  }
+  if (frame.code === "rate_limited" || frame.code === "unavailable") {
+    setTimeout(resendUnsent, RESEND_AFTER_MS);
+  }
+  const where = state.view === "memory" ? "memory-problem" : "chat-problem";
+  el(where).textContent = frame.text;
+}
+
+// The chat
+
+function showMessage(message) {
+  if (message.seq <= state.lastSeq) return;
+  state.lastSeq = message.seq;
+  const item = document.createElement("li");
+  item.className = message.from === "you" ? "from-you" : "from-violet";
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = message.from === "you" ? "You" : "Violet";
+  const text = document.createElement("p");
+  text.className = "text";
+  text.textContent = message.text;
+  const at = document.createElement("time");
+  at.dateTime = message.at;
+  at.textContent = clock.format(new Date(message.at));
+  at.title = when.format(new Date(message.at));
+  item.append(who, text, at);
+  el("messages").append(item);
+  item.scrollIntoView({ block: "end" });
+}
+
+function say(event) {
+  event.preventDefault();
+  const box = el("say-text");
+  const text = box.value.trim();
+  if (!text) return;
+  const id = crypto.randomUUID();
+  state.unsent.set(id, text);
+  el("chat-problem").textContent = "";
+  if (!send({ type: "say", id, text })) {
+    el("chat-problem").textContent = "Not connected yet. Your message will go as soon as it can.";
+  }
+  box.value = "";
+  box.focus();
+}
+
+function sayOnEnter(event) {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    el("say-form").requestSubmit();
+  }
+}
+
+// The memory page
+
+function showMemories(items) {
+  el("memory-problem").textContent = "";
+  const list = el("memories");
+  list.replaceChildren(...items.map(memoryRow));
+  el("memory-note").textContent = items.length
+    ? `${items.length} ${items.length === 1 ? "thing" : "things"} remembered.`
+    : "Nothing remembered yet. Things you tell Violet about yourself show up here.";
+  el("forget-all").disabled = items.length === 0;
+}
+
+function memoryRow(memory) {
+  const row = document.createElement("li");
+  const text = document.createElement("p");
+  text.className = "text";
+  text.textContent = memory.text;
+  const origin = document.createElement("p");
+  origin.className = "origin";
+  const from = memory.origin === "you" ? "You said this" : "Violet found this out";
+  const at = document.createElement("time");
+  at.dateTime = memory.at;
+  at.textContent = when.format(new Date(memory.at));
+  origin.append(`${from}, `, at);
+  const forget = document.createElement("button");
+  forget.type = "button";
+  forget.textContent = "Forget";
+  forget.setAttribute("aria-label", `Forget: ${memory.text}`);
+  forget.addEventListener("click", () => forgetOne(memory));
+  row.append(text, origin, forget);
+  return row;
+}
+
+// Sends a memory change, or says why it can't go now.
+function change(frame) {
+  if (send(frame)) return true;
+  el("memory-problem").textContent = "Not connected right now. Please try again in a moment.";
+  return false;
+}
+
+function forgetOne(memory) {
+  if (!change({ type: "memory.forget", item: memory.item })) return;
+  state.lastForgotten = memory;
+  el("undo-text").textContent = `Forgotten: “${memory.text}”.`;
+  el("undo").hidden = false;
+  el("undo-button").focus();
+}
+
+function undoForget() {
+  if (!state.lastForgotten) return;
+  if (!change({ type: "memory.restore", item: state.lastForgotten.item })) return;
+  state.lastForgotten = null;
+  el("undo").hidden = true;
+  el("memory-title").focus();
+}
+
+function askForgetAll() {
+  el("confirm").hidden = false;
+  el("confirm-no").focus();
+}
+
+function closeForgetAll() {
+  el("confirm").hidden = true;
+  el("forget-all").focus();
+}
+
+function forgetAll() {
+  if (!change({ type: "memory.forget_all" })) return;
+  state.lastForgotten = null;
+  el("undo").hidden = true;
+  closeForgetAll();
+}
+
+// Switching pages
+
+function show(view) {
+  state.view = view;
+  el("chat").hidden = view !== "chat";
+  el("memory").hidden = view !== "memory";
+  for (const [button, name] of [["show-chat", "chat"], ["show-memory", "memory"]]) {
+    if (name === view) el(button).setAttribute("aria-current", "page");
+    else el(button).removeAttribute("aria-current");
+  }
+  if (view === "memory") {
+    el("undo").hidden = true;
+    el("confirm").hidden = true;
+    send({ type: "memory.list" });
+    el("memory-title").focus();
+  } else {
+    el("say-text").focus();
+  }
+}
+
+function start() {
+  el("memory-title").tabIndex = -1;
+  el("sign-in-form").addEventListener("submit", signIn);
+  el("say-form").addEventListener("submit", say);
+  el("say-text").addEventListener("keydown", sayOnEnter);
+  el("show-chat").addEventListener("click", () => show("chat"));
+  el("show-memory").addEventListener("click", () => show("memory"));
+  el("undo-button").addEventListener("click", undoForget);
+  el("forget-all").addEventListener("click", askForgetAll);
+  el("confirm-yes").addEventListener("click", forgetAll);
+  el("confirm-no").addEventListener("click", closeForgetAll);
+  if (localStorage.getItem(TOKEN_KEY)) {
+    el("nav").hidden = false;
+    show("chat");
+    connect();
+  } else {
+    askForCode();
+  }
+}
+
+start();

@@ -1,0 +1,166 @@
+"""The gateway's web page in a real headless browser: sign in, chat, and the memory page."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import running_stack
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+PHONE_SIZE = (390, 844)
+WAIT_S = 20.0
+FACT_WAIT_S = 30.0
+
+
+def _missing() -> str:
+    """Why the browser test cannot run here, or "" when it can."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "the selenium package is not installed (pip install selenium)"
+    absent = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
+    if absent:
+        return f"{' and '.join(absent)} missing (apt-get install chromium chromium-driver)"
+    return ""
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    reason = _missing()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the web page test must run in CI: {reason}")
+        pytest.skip(f"no headless browser: {reason}")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="violet-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        f"--window-size={PHONE_SIZE[0]},{PHONE_SIZE[1]}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_for(driver: Any, condition: Callable[[], Any], timeout: float = WAIT_S) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda _: condition())
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def texts(driver: Any, selector: str) -> list[str]:
+    return [element.text for element in css(driver, selector)]
+
+
+def sign_in(driver: Any, token: str) -> None:
+    code = wait_for(
+        driver, lambda: next(iter(e for e in css(driver, "#code") if e.is_displayed()), None)
+    )
+    code.send_keys(token)
+    css(driver, "#sign-in-form button[type=submit]")[0].click()
+    wait_for(driver, lambda: css(driver, "#say-text")[0].is_displayed())
+
+
+def say(driver: Any, text: str) -> str:
+    """Types a message and presses Enter; returns Violet's answer as the page shows it."""
+    from selenium.webdriver.common.keys import Keys
+
+    answers = len(css(driver, ".messages .from-violet"))
+    css(driver, "#say-text")[0].send_keys(text, Keys.ENTER)
+    wait_for(driver, lambda: text in " ".join(texts(driver, ".messages .from-you .text")))
+    wait_for(driver, lambda: len(css(driver, ".messages .from-violet")) > answers)
+    return texts(driver, ".messages .from-violet .text")[-1]
+
+
+def remembered(driver: Any, word: str, timeout: float = FACT_WAIT_S) -> list[Any]:
+    """Re-opens the memory page until a memory holds `word` (facts are made in the background)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        css(driver, "#show-memory")[0].click()
+        time.sleep(0.5)
+        rows = [row for row in css(driver, ".memories li") if word in row.text]
+        if rows or time.monotonic() > deadline:
+            return rows
+
+
+def test_the_page_is_served_with_a_policy_that_allows_only_itself_and_its_websocket(
+    tmp_path: Path,
+) -> None:
+    with running_stack(tmp_path / "home", "sqlite") as stack:
+        page = httpx.get(stack.http_url + "/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        policy = page.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "script-src 'self'" in policy
+        assert f"ws://{stack.address('gateway')}" in policy
+        for asset, kind in (("/app.js", "text/javascript"), ("/style.css", "text/css")):
+            answer = httpx.get(stack.http_url + asset)
+            assert answer.status_code == 200 and answer.headers["content-type"].startswith(kind)
+        assert "http" not in page.text.replace(stack.http_url, "")  # nothing from elsewhere
+
+
+def test_a_person_chats_and_forgets_a_fact_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    with running_stack(tmp_path / "home", "sqlite") as stack:
+        browser.get(stack.http_url + "/")
+        sign_in(browser, stack.token("ada"))
+
+        answer = say(browser, "my cat is called Miso")
+        assert answer and css(browser, "#say-text")[0].get_attribute("value") == ""
+
+        [fact] = remembered(browser, "Miso")
+        assert "You said this" in fact.text
+        fact.find_element("css selector", "button").click()
+        wait_for(browser, lambda: "Miso" not in " ".join(texts(browser, ".memories li")))
+        assert "Miso" in css(browser, "#undo-text")[0].text
+
+        css(browser, "#undo-button")[0].click()
+        wait_for(browser, lambda: "Miso" in " ".join(texts(browser, ".memories li")))
+
+        css(browser, "#forget-all")[0].click()
+        css(browser, "#confirm-yes")[0].click()
+        wait_for(browser, lambda: css(browser, ".memories li") == [])
+        assert "Nothing remembered yet" in css(browser, "#memory-note")[0].text
+
+        # The code is kept: a reload opens the whole history without signing in again.
+        browser.refresh()
+        wait_for(browser, lambda: len(css(browser, ".messages li")) >= 2)
+        assert "my cat is called Miso" in texts(browser, ".messages .from-you .text")
+
+        # A code that is not valid is asked for again, and not kept.
+        browser.execute_script("localStorage.setItem('violet.token', 'not-a-real-code')")
+        browser.refresh()
+        wait_for(browser, lambda: css(browser, "#code")[0].is_displayed())
+        assert css(browser, "#sign-in-problem")[0].text
+        assert browser.execute_script("return localStorage.getItem('violet.token')") is None
