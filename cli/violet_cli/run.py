@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -72,8 +73,30 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
             child.kill()
 
 
+def taken_addresses(settings: CommonSettings) -> list[str]:
+    """The services' addresses another program already listens on."""
+    taken = []
+    for service in SERVICES:
+        host, _, port = settings.address_of(service).rpartition(":")
+        with socket.socket() as probe:
+            try:
+                probe.bind((host, int(port)))
+            except OSError:
+                taken.append(f"{host}:{port} ({service})")
+    return taken
+
+
 def run_stack() -> int:
     settings = load_settings(CommonSettings)
+    taken = taken_addresses(settings)
+    if taken:
+        print(
+            f"Violet cannot start: {', '.join(taken)} is already in use by another program. "
+            "Stop it, or choose other addresses with VIOLET_GATEWAY_ADDR, VIOLET_SESSION_ADDR, "
+            "VIOLET_ROUTER_ADDR, VIOLET_MEMORY_ADDR and VIOLET_WORKER_ADDR.",
+            file=sys.stderr,
+        )
+        return 1
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -106,3 +107,15 @@ def test_chat_says_plainly_when_violet_is_not_running(environment: dict[str, str
     assert chat.returncode == 1
     assert "can't be reached" in chat.stderr
     assert time.monotonic() - began < 30
+
+
+def test_run_says_plainly_when_an_address_is_taken(environment: dict[str, str]) -> None:
+    host, _, port = environment["VIOLET_GATEWAY_ADDR"].rpartition(":")
+    with socket.socket() as squatter:
+        squatter.bind((host, int(port)))
+        squatter.listen()
+        refused = subprocess.run(
+            [VIOLET, "run"], env=environment, capture_output=True, text=True, timeout=60
+        )
+    assert refused.returncode == 1
+    assert f"{host}:{port} (gateway) is already in use" in refused.stderr
