@@ -35,6 +35,25 @@ def system_prompt(summary: str, memory: Sequence[str], open_pins: Sequence[Pin])
     return "\n\n".join(parts)
 
 
+def as_said(live: Sequence[Message], upto: int | None = None) -> list[Message]:
+    """The conversation as it reads, up to the person's message `upto` (seq): each answer right
+    after the message it answers. Messages said back to back are stored before their answers,
+    so seq order alone would put an answer after a later question."""
+    answers = {m.reply_to: m for m in live if m.author == "violet" and m.reply_to}
+    said: list[Message] = []
+    for message in live:
+        if upto is not None and message.seq > upto and message.author == "you":
+            continue
+        if message.author == "you":
+            said.append(message)
+            answer = answers.get(message.client_id or "")
+            if answer is not None and (upto is None or message.seq < upto):
+                said.append(answer)
+        elif not message.reply_to and (upto is None or message.seq < upto):
+            said.append(message)  # a work update Violet told
+    return said
+
+
 def model_messages(window: Sequence[Message]) -> list[dict]:
     """The window as Messages API turns: alternating roles, starting with the person."""
     turns: list[dict] = []

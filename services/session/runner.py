@@ -130,7 +130,7 @@ class TurnRunner:
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
             self._capture(identity, message.text, text, [message.seq, answer_seq])
-            await self._fold(conversation)
+            await self._fold_when_caught_up(conversation)
 
     async def _tell(self, conversation: Conversation, update: Update) -> None:
         linked = span_context_from(update.trace_context)
@@ -147,6 +147,12 @@ class TurnRunner:
             TURNS.add(1, {"violet.turn.kind": "update"})
             if update.kind == "result":
                 self._capture(identity, "", text, [seq], confirmed_result=update.text)
+            await self._fold_when_caught_up(conversation)
+
+    async def _fold_when_caught_up(self, conversation: Conversation) -> None:
+        """Folds only once no message waits: a fold must not summarise an unanswered question
+        out of the window before its turn comes (a failed or skipped fold is tried next turn)."""
+        if await self._transcript.next_unanswered(conversation.id) is None:
             await self._fold(conversation)
 
     async def _fold(self, conversation: Conversation) -> None:

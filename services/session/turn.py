@@ -7,7 +7,7 @@ import logging
 from opentelemetry import trace
 
 from session.actions import MainActions
-from session.context import model_messages, system_prompt
+from session.context import as_said, model_messages, system_prompt
 from session.peers import MemoryClient
 from session.pins import Pins
 from session.transcript import Conversation, Message, Transcript
@@ -43,7 +43,7 @@ class MainSession:
         self._window = window
 
     async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
-        live = [m for m in await self._transcript.live(conversation.id) if m.seq <= message.seq]
+        live = as_said(await self._transcript.live(conversation.id), upto=message.seq)
         return await self._respond(conversation, identity, message.text, live, [])
 
     async def tell(self, conversation: Conversation, identity: Identity, update: Update) -> str:
@@ -53,7 +53,7 @@ class MainSession:
             await self._pins.close_ref(conversation.id, "promise", update.topic)
         else:
             await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
-        live = await self._transcript.live(conversation.id)
+        live = as_said(await self._transcript.live(conversation.id))
         note = {"role": "user", "content": UPDATE_PREFIX + update.text}
         return await self._respond(conversation, identity, update.text, live, [note])
 

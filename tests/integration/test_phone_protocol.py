@@ -191,3 +191,15 @@ async def test_many_devices_of_one_person_all_receive_every_message(stack: Stack
     assert len({answer["seq"] for answer in answers}) == 1
     for device in devices:
         await device.close()
+
+
+async def test_messages_said_back_to_back_are_each_answered_on_their_own(stack: Stack) -> None:
+    device, _ = await Device.open(stack.live_url, stack.token(person()))
+    told = await device.say("my dog is called Rex")
+    asked = await device.say("calculate 6*7")
+    await device.answers_to(told, asked)
+    answers = {
+        f["reply_to"]: f["text"] for f in device.seen if f["type"] == "message" and "reply_to" in f
+    }
+    assert answers[told] != answers[asked]
+    assert "on it" in answers[asked].lower()  # the sum is handed on, not taken as a fact
