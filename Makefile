@@ -50,7 +50,7 @@ lock:
 	$(PYTHON) -m venv build/lock-venv
 	build/lock-venv/bin/python -m pip install --quiet .
 	build/lock-venv/bin/python -m pip freeze --exclude-editable | grep -v '^violet' > requirements.lock
-	rm -rf build/lock-venv
+	rm -rf build  # pip's build of the project too
 
 clean:
 	rm -rf $(VENV) lib/violet/v1 .pytest_cache

@@ -11,8 +11,6 @@ from sqlalchemy import JSON, Column, DateTime, Index, Integer, MetaData, String,
 
 metadata = MetaData()
 
-PROTECTED_TABLES = ("memory_items", "captured_turns")
-
 memory_items = Table(
     "memory_items",
     metadata,

@@ -1,5 +1,6 @@
 from pydantic import Field, field_validator
 
+from session.window import MAX_WINDOW, MIN_WINDOW
 from violet.settings import CommonSettings
 
 
@@ -13,6 +14,8 @@ class SessionSettings(CommonSettings):
     @field_validator("window")
     @classmethod
     def window_in_range(cls, value: int) -> int:
-        if not 20 <= value <= 50:
-            raise ValueError(f"the window must be from 20 to 50 messages, not {value}")
+        if not MIN_WINDOW <= value <= MAX_WINDOW:
+            raise ValueError(
+                f"the window must be from {MIN_WINDOW} to {MAX_WINDOW} messages, not {value}"
+            )
         return value

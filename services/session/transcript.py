@@ -313,15 +313,6 @@ class Transcript:
             )
         return model
 
-    async def model_conversations_of(self, conversation_id: str) -> list[ModelConversation]:
-        async with self._sessions() as db:
-            rows = await db.execute(
-                select(model_conversations)
-                .where(model_conversations.c.conversation_id == conversation_id)
-                .order_by(model_conversations.c.started_at)
-            )
-            return [ModelConversation(r.id, r.carry_from_seq, r.reason) for r in rows]
-
     async def live(self, conversation_id: str) -> list[Message]:
         """The messages the current model conversation holds; older ones are in the summary."""
         current = await self.current_model_conversation(conversation_id)

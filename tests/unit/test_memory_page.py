@@ -5,34 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memory.page import UnknownItem
-from memory.runtime import Memory, migrate, open_memory
+from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
 from memory.store import FACT
-from tests.unit.test_memory_capture import ScriptedOrigin, captured, said
+from tests.support import memory as memory_support
+from tests.support.memory import ScriptedOrigin, captured, said
 
 WORDS = "My cat is called Miso, and I take my coffee with oat milk"
 
 
-@pytest.fixture
-def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemorySettings:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    chosen = MemorySettings(home=tmp_path, database_url="", qdrant_url="")
-    migrate(chosen)
-    return chosen
-
-
-@pytest.fixture
-async def memory(settings: MemorySettings) -> AsyncIterator[Memory]:
-    async with open_memory(settings) as opened:
-        yield opened
+settings = memory_support.settings
+memory = memory_support.memory
 
 
 async def recalled_ids(memory: Memory, person: str, query: str) -> set[str]:

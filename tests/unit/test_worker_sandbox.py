@@ -4,7 +4,6 @@ own state, and cannot run past its time or memory; each failure is a plain error
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import socket
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ci import unavailable
 from violet.models import ToolCall
 from violet.models import tools as t
 from worker.folders import Folders
@@ -25,10 +25,7 @@ LIMITS = Limits(timeout_s=2, memory_mb=256)
 @pytest.fixture(scope="module", autouse=True)
 def bubblewrap() -> None:
     if not (shutil.which("bwrap") and shutil.which("prlimit")):
-        reason = "bubblewrap is not installed (apt-get install bubblewrap)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from violet.models.base import ModelClient
+from violet.models.validation import strict_object
 
 FOLD = "fold"
 PICK = "pick"
@@ -69,15 +70,6 @@ def read_input(prompt: str) -> dict:
     return data
 
 
-def _object(**properties: dict) -> dict:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
 def _promise_list(promises: list[str], description: str) -> dict:
     # An empty enum is not a schema, so with no promises the list must stay empty.
     if promises:
@@ -90,7 +82,7 @@ def _promise_list(promises: list[str], description: str) -> dict:
 
 
 def fold_schema(open_promises: list[str]) -> dict:
-    return _object(
+    return strict_object(
         summary={
             "type": "string",
             "maxLength": SUMMARY_MAX_CHARS,
@@ -102,7 +94,7 @@ def fold_schema(open_promises: list[str]) -> dict:
 
 
 def pick_schema(candidate_ids: list[str]) -> dict:
-    return _object(
+    return strict_object(
         choice={
             "type": "string",
             "enum": [*dict.fromkeys(candidate_ids), NEW],
@@ -115,12 +107,12 @@ def pick_schema(candidate_ids: list[str]) -> dict:
 
 def origin_schema(with_result: bool) -> dict:
     origins = ["you", "violet"] if with_result else ["you"]
-    item = _object(
+    item = strict_object(
         text={"type": "string", "description": "The fact, in a short sentence."},
         origin={"type": "string", "enum": origins},
         quote={"type": "string", "description": "The exact words that show it, copied."},
     )
-    return _object(items={"type": "array", "items": item})
+    return strict_object(items={"type": "array", "items": item})
 
 
 FOLD_INSTRUCTIONS = (

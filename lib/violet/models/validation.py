@@ -9,6 +9,16 @@ from jsonschema.exceptions import best_match
 from violet.models.errors import ModelOutputInvalid
 
 
+def strict_object(**properties: dict) -> dict:
+    """A JSON schema of an object with exactly these properties, all required."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
 def structured_input(name: str, schema: dict, content: list[dict]) -> dict:
     """The input of the `name` tool call in `content`, provided it fits `schema`."""
     calls = [b for b in content if b.get("type") == "tool_use" and b.get("name") == name]
