@@ -6,23 +6,68 @@ import asyncio
 import json
 import sys
 import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import websockets
 
 from violet.settings import CommonSettings, load_settings
-from violet_cli.tokens import local_token
+from violet_cli.tokens import NoLocalStack, local_token
 
 # How long leaving waits for answers still on their way.
 LEAVE_WAIT_S = 60.0
 HISTORY_WAIT_S = 30.0
+
+HELP = """\
+Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversation waits for you.
+  /memory        what Violet remembers about you, numbered
+  /forget N      forget item N of that list (you can undo it)
+  /restore N     undo forgetting item N
+  /forget-all    forget everything, for good (asks first)
+  /help          this list"""
+
+ORIGINS = {"you": "you told me", "violet": "I did this"}
 
 
 def _dim(text: str) -> str:
     return f"\033[2m{text}\033[0m" if sys.stdout.isatty() else text
 
 
+@dataclass(frozen=True)
+class Said:
+    """A line for the gateway, or words for the person only (a mistake, a question)."""
+
+    frame: dict | None = None
+    reply: str = ""
+
+
+class MemoryNumbers:
+    """Short, stable numbers for memory items: an item keeps its number for the whole chat, so
+    `/restore 2` still means the item that `/forget 2` took off the list."""
+
+    def __init__(self) -> None:
+        self._ids: list[str] = []
+
+    def number(self, item: str) -> int:
+        if item not in self._ids:
+            self._ids.append(item)
+        return self._ids.index(item) + 1
+
+    def item(self, word: str) -> str | None:
+        if not word.isdigit() or not 1 <= int(word) <= len(self._ids):
+            return None
+        return self._ids[int(word) - 1]
+
+
 class Chat:
-    def __init__(self, socket: websockets.ClientConnection, newest: int) -> None:
+    def __init__(
+        self,
+        socket: websockets.ClientConnection,
+        newest: int,
+        ask: Callable[[str], Awaitable[str]],
+        echoed_by_terminal: bool,
+    ) -> None:
         self.socket = socket
         self.newest = newest
         self.caught_up = asyncio.Event()
@@ -30,6 +75,11 @@ class Chat:
             self.caught_up.set()
         self.waiting: set[str] = set()
         self.answered = asyncio.Event()
+        self.numbers = MemoryNumbers()
+        self._ask = ask
+        # What this terminal typed and its screen already shows: not printed a second time.
+        self._typed: Counter[str] = Counter()
+        self._echoed_by_terminal = echoed_by_terminal
 
     async def receive(self) -> None:
         async for raw in self.socket:
@@ -44,24 +94,72 @@ class Chat:
     def show(self, frame: dict) -> None:
         kind = frame.get("type")
         if kind == "message":
+            if frame["from"] == "you" and self._typed[frame["text"]] > 0:
+                self._typed[frame["text"]] -= 1
+                return
             who = "you" if frame["from"] == "you" else "Violet"
             print(f"{who}: {frame['text']}", flush=True)
         elif kind == "activity" and frame.get("text"):
             print(_dim(f"({frame['text']})"), flush=True)
         elif kind == "memory":
-            print("What Violet remembers:")
-            for item in frame["items"]:
-                print(f"  [{item['item']}] {item['text']} (from {item['origin']})")
-            if not frame["items"]:
-                print("  nothing yet")
+            self._show_memory(frame["items"])
         elif kind == "error":
             print(frame["text"], flush=True)
 
+    def _show_memory(self, items: list[dict]) -> None:
+        if not items:
+            print("Violet doesn't remember anything about you yet.", flush=True)
+            return
+        print("What Violet remembers:")
+        for item in items:
+            number = self.numbers.number(item["item"])
+            print(f"  {number}. {item['text']} ({ORIGINS.get(item['origin'], item['origin'])})")
+        print(_dim("/forget N forgets one; /restore N brings it back."), flush=True)
+
     async def send(self, line: str) -> None:
-        frame = _command(line)
-        if frame["type"] == "say":
-            self.waiting.add(frame["id"])
-        await self.socket.send(json.dumps(frame))
+        said = await self.read(line)
+        if said.reply:
+            print(said.reply, flush=True)
+        if said.frame is None:
+            return
+        if said.frame["type"] == "say":
+            self.waiting.add(said.frame["id"])
+            if self._echoed_by_terminal:
+                self._typed[said.frame["text"]] += 1
+        await self.socket.send(json.dumps(said.frame))
+
+    async def read(self, line: str) -> Said:
+        """What a typed line means: a command starts with a slash, anything else is a message."""
+        words = line.split()
+        if not line.startswith("/"):
+            return Said({"type": "say", "id": uuid.uuid4().hex, "text": line})
+        command, arguments = words[0].lower(), words[1:]
+        if command == "/help":
+            return Said(reply=HELP)
+        if command == "/memory" and not arguments:
+            return Said({"type": "memory.list"})
+        if command == "/forget-all" and not arguments:
+            return await self._forget_all()
+        if command in ("/forget", "/restore"):
+            return self._one_item(command, arguments)
+        return Said(reply=f"There's no command {words[0]}. Type /help to see what you can do.")
+
+    def _one_item(self, command: str, arguments: list[str]) -> Said:
+        if len(arguments) != 1:
+            return Said(reply=f"Say which item, for example {command} 2 (see /memory).")
+        item = self.numbers.item(arguments[0])
+        if item is None:
+            return Said(reply=f"There's no item {arguments[0]}. Type /memory to see the list.")
+        return Said({"type": f"memory.{command[1:]}", "item": item})
+
+    async def _forget_all(self) -> Said:
+        answer = await self._ask(
+            "This makes Violet forget everything she remembers about you, for good. "
+            "Type yes to go ahead: "
+        )
+        if answer.strip().lower() in ("yes", "y"):
+            return Said({"type": "memory.forget_all"})
+        return Said(reply="All right, nothing was forgotten.")
 
     async def until_answered(self) -> None:
         while self.waiting:
@@ -69,32 +167,25 @@ class Chat:
             await self.answered.wait()
 
 
-def _command(line: str) -> dict:
-    """`/memory`, `/forget ITEM`, `/restore ITEM`, `/forget-all`, or a message."""
-    words = line.split()
-    if words and words[0] == "/memory":
-        return {"type": "memory.list"}
-    if words and words[0] == "/forget-all":
-        return {"type": "memory.forget_all"}
-    if len(words) == 2 and words[0] in ("/forget", "/restore"):
-        return {"type": f"memory.{words[0][1:]}", "item": words[1]}
-    return {"type": "say", "id": uuid.uuid4().hex, "text": line}
+async def _read_line(prompt: str = "") -> str:
+    if prompt:
+        print(prompt, end="", flush=True)
+    return await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
 
 
 async def _talk(url: str, token: str) -> int:
     async with websockets.connect(url) as socket:
         await socket.send(json.dumps({"type": "hello", "token": token, "since": 0}))
         welcome = json.loads(await socket.recv())
-        chat = Chat(socket, welcome.get("seq", 0))
+        chat = Chat(socket, welcome.get("seq", 0), _read_line, sys.stdin.isatty())
         if welcome.get("type") != "welcome":
             chat.show(welcome)
             return 1
         receiver = asyncio.create_task(chat.receive())
         await asyncio.wait_for(chat.caught_up.wait(), HISTORY_WAIT_S)  # the story so far first
-        print(_dim("Type a message and press Enter; /memory shows what Violet remembers."))
+        print(_dim("Type a message and press Enter; /help shows what else you can do."))
 
-        loop = asyncio.get_running_loop()
-        while line := await loop.run_in_executor(None, sys.stdin.readline):
+        while line := await _read_line():
             if line.strip():
                 await chat.send(line.strip())
         try:
@@ -110,7 +201,12 @@ def chat(url: str, person: str) -> int:
     address = (url or f"ws://{settings.gateway_addr}").replace("http://", "ws://", 1)
     address = address.replace("https://", "wss://", 1).rstrip("/")
     try:
-        return asyncio.run(_talk(address + "/v1/live", local_token(person)))
+        token = local_token(person, create=False)
+    except NoLocalStack as missing:
+        print(missing, file=sys.stderr)
+        return 1
+    try:
+        return asyncio.run(_talk(address + "/v1/live", token))
     except (OSError, websockets.WebSocketException) as error:
         print(f"Violet can't be reached at {address}: {error}", file=sys.stderr)
         return 1

@@ -1,11 +1,42 @@
-"""Tokens signed with the local stack's secret (`VIOLET_SECRET`, or the one in `VIOLET_HOME`)."""
+"""Tokens signed with the local stack's secret (`VIOLET_SECRET`, or the one in `VIOLET_HOME`).
+
+Without `VIOLET_HOME`, the stack's folder is found wherever the command runs: `./var` when the
+current folder holds a stack, else the `var` beside this checkout (where `make run` keeps it).
+"""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from violet.identity import issue_token, resolve_secret
 from violet.settings import CommonSettings, load_settings
 
+CHECKOUT_HOME = Path(__file__).resolve().parents[2] / "var"
 
-def local_token(person: str) -> str:
+
+class NoLocalStack(Exception):
+    """No secret of a local stack was found, and none may be made."""
+
+
+def local_token(person: str, create: bool = True) -> str:
+    """A device token for `person`. `create` makes the secret when no stack has run yet (the
+    stack started later uses the same one); without it, a missing secret is an error."""
     settings = load_settings(CommonSettings)
-    return issue_token(person, resolve_secret(settings.secret, settings.home))
+    if settings.secret:
+        return issue_token(person, settings.secret)
+    home = stack_home(settings.home)
+    if not (home / "secret").exists() and not create:
+        raise NoLocalStack(
+            f"Violet can't be reached: she has never run in {home.resolve()}. Start her with "
+            "`make run` in Violet's folder, or run this command from there."
+        )
+    return issue_token(person, resolve_secret("", home))
+
+
+def stack_home(configured: Path) -> Path:
+    if "VIOLET_HOME" in os.environ or (configured / "secret").exists():
+        return configured
+    if (CHECKOUT_HOME / "secret").exists():
+        return CHECKOUT_HOME
+    return configured

@@ -79,6 +79,40 @@ def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
     assert secret.exists()
 
 
+def test_chat_keeps_commands_to_itself_and_asks_before_forgetting_everything(
+    running: subprocess.Popen[str], environment: dict[str, str], tmp_path: Path
+) -> None:
+    assert running.stdout is not None
+    running.stdout.readline()  # ready
+    typed = "/help\n/frobnicate\n/forget\nmy cat is called Miso\n/forget-all\nno\n"
+    chat = subprocess.run(
+        [VIOLET, "chat", "--person", "kim"],
+        input=typed,
+        env=environment,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert chat.returncode == 0, chat.stderr
+    assert "/memory" in chat.stdout  # the help
+    assert "There's no command /frobnicate" in chat.stdout
+    assert "Say which item" in chat.stdout
+    assert "nothing was forgotten" in chat.stdout
+    assert "you: my cat is called Miso" in chat.stdout
+
+    again = subprocess.run(
+        [VIOLET, "chat", "--person", "kim"],
+        input="",
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    said = [line for line in again.stdout.splitlines() if line.startswith("you: ")]
+    assert said == ["you: my cat is called Miso"]
+
+
 def test_token_prints_a_token_the_local_stack_accepts(environment: dict[str, str]) -> None:
     from violet.identity import resolve_secret, verify_token
 

@@ -1,0 +1,135 @@
+"""The terminal client's reading of typed lines: commands stay local, messages go out once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from violet_cli import tokens
+from violet_cli.chat import Chat, MemoryNumbers
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.sent: list[dict] = []
+
+    async def send(self, raw: str) -> None:
+        self.sent.append(json.loads(raw))
+
+
+def chat(answers: list[str] | None = None, terminal: bool = True) -> tuple[Chat, Socket]:
+    socket = Socket()
+    replies = iter(answers or [])
+
+    async def ask(prompt: str) -> str:
+        return next(replies)
+
+    return Chat(socket, 0, ask, echoed_by_terminal=terminal), socket  # type: ignore[arg-type]
+
+
+async def test_a_message_is_sent_as_a_say() -> None:
+    client, socket = chat()
+    await client.send("hello there")
+    assert socket.sent[0]["type"] == "say" and socket.sent[0]["text"] == "hello there"
+
+
+@pytest.mark.parametrize("line", ["/help", "/forget", "/restore", "/forget 7", "/frobnicate"])
+async def test_commands_and_mistakes_are_never_sent_to_violet(
+    line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client, socket = chat()
+    await client.send(line)
+    assert socket.sent == []
+    assert capsys.readouterr().out.strip()
+
+
+async def test_an_unknown_command_says_how_to_find_the_real_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, _ = chat()
+    await client.send("/frobnicate")
+    assert "/help" in capsys.readouterr().out
+
+
+async def test_memory_items_get_short_numbers_that_forget_and_restore_use() -> None:
+    client, socket = chat()
+    client.show(
+        {
+            "type": "memory",
+            "items": [
+                client_item("9f3c0a7e-long-id"),
+                {**client_item("11aa22bb-long-id"), "text": "I wrote a note", "origin": "violet"},
+            ],
+        }
+    )
+    await client.send("/forget 2")
+    client.show({"type": "memory", "items": [client_item("9f3c0a7e-long-id")]})
+    await client.send("/restore 2")
+    assert socket.sent == [
+        {"type": "memory.forget", "item": "11aa22bb-long-id"},
+        {"type": "memory.restore", "item": "11aa22bb-long-id"},
+    ]
+
+
+def client_item(item: str) -> dict:
+    return {"item": item, "text": "My cat is Miso", "origin": "you", "at": ""}
+
+
+def test_numbers_stay_with_their_items() -> None:
+    numbers = MemoryNumbers()
+    assert [numbers.number("a"), numbers.number("b"), numbers.number("a")] == [1, 2, 1]
+    assert numbers.item("2") == "b"
+    assert numbers.item("3") is None and numbers.item("x") is None
+
+
+async def test_forgetting_everything_asks_first_and_a_no_keeps_it() -> None:
+    client, socket = chat(answers=["no\n", "yes\n"])
+    await client.send("/forget-all")
+    assert socket.sent == []
+    await client.send("/forget-all")
+    assert socket.sent == [{"type": "memory.forget_all"}]
+
+
+async def test_a_typed_line_is_not_printed_again(capsys: pytest.CaptureFixture[str]) -> None:
+    client, _ = chat(terminal=True)
+    await client.send("hello there")
+    client.show({"type": "message", "seq": 1, "from": "you", "text": "hello there", "at": ""})
+    client.show({"type": "message", "seq": 2, "from": "violet", "text": "Hi!", "at": ""})
+    assert capsys.readouterr().out == "Violet: Hi!\n"
+
+
+async def test_piped_lines_are_shown_as_the_conversation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, _ = chat(terminal=False)
+    await client.send("hello there")
+    client.show({"type": "message", "seq": 1, "from": "you", "text": "hello there", "at": ""})
+    assert capsys.readouterr().out == "you: hello there\n"
+
+
+def test_the_stack_is_found_beside_the_checkout_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = tmp_path / "violet" / "var"
+    checkout.mkdir(parents=True)
+    (checkout / "secret").write_text("s" * 40)
+    monkeypatch.setattr(tokens, "CHECKOUT_HOME", checkout)
+    monkeypatch.delenv("VIOLET_HOME", raising=False)
+    monkeypatch.delenv("VIOLET_SECRET", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert tokens.stack_home(Path("var")) == checkout
+    tokens.local_token("sam", create=False)
+    assert not (tmp_path / "var").exists()
+
+
+def test_without_any_stack_chat_says_where_to_run_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tokens, "CHECKOUT_HOME", tmp_path / "nowhere")
+    monkeypatch.setenv("VIOLET_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("VIOLET_SECRET", raising=False)
+    with pytest.raises(tokens.NoLocalStack, match="make run"):
+        tokens.local_token("sam", create=False)
+    assert not (tmp_path / "home").exists()
