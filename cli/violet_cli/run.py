@@ -111,7 +111,7 @@ def run_stack() -> int:
                 return 1
             if not announced:
                 if ready(settings):
-                    print(f"Violet is ready: {gateway_url(settings)}", flush=True)
+                    announce(f"Violet is ready: {gateway_url(settings)}")
                     announced = True
                 elif time.monotonic() > deadline:
                     print("Violet did not become ready in time.", file=sys.stderr)
@@ -119,4 +119,11 @@ def run_stack() -> int:
             time.sleep(0.2)
         return 0
     finally:
+        print("Stopping Violet...", file=sys.stderr, flush=True)
         stop(children)
+        print(f"Violet has stopped. What she knows is kept in {settings.home}.", file=sys.stderr)
+
+
+def announce(line: str) -> None:
+    """The ready line, on its own line of stdout; set apart from the logs on a terminal."""
+    print(f"\n{line}\n" if sys.stdout.isatty() else line, flush=True)

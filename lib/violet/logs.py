@@ -1,4 +1,8 @@
-"""Structured JSON logs, one object a line, carrying the trace and span ids when there are any."""
+"""Logs, one record a line, carrying the trace and span ids when there are any.
+
+JSON for machines (a log collector, a file, a pipe); short readable lines when a person watches
+a terminal. `VIOLET_LOG_FORMAT` chooses: `auto` (the default: text on a terminal), `text`, `json`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,29 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+from typing import Any
 
 from opentelemetry import trace
 
 _RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
+# Extras some libraries add for their own terminal output (uvicorn's coloured message).
+_DROPPED = frozenset({"color_message"})
+# Chatty at INFO and of no use to a person watching: every health probe, every migration step.
+_QUIET_ON_A_TERMINAL = ("uvicorn.access", "alembic.runtime.migration")
+
+
+def _fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The record's own extras, and its trace when it was logged inside a span."""
+    extra = {
+        key: value
+        for key, value in record.__dict__.items()
+        if key not in _RESERVED and key not in _DROPPED
+    }
+    span = trace.get_current_span().get_span_context()
+    if span.is_valid:
+        extra["trace_id"] = format(span.trace_id, "032x")
+        extra["span_id"] = format(span.span_id, "016x")
+    return extra
 
 
 class JsonFormatter(logging.Formatter):
@@ -24,20 +47,39 @@ class JsonFormatter(logging.Formatter):
             "service": self.service,
             "logger": record.name,
             "message": record.getMessage(),
+            **_fields(record),
         }
-        span = trace.get_current_span().get_span_context()
-        if span.is_valid:
-            entry["trace_id"] = format(span.trace_id, "032x")
-            entry["span_id"] = format(span.span_id, "016x")
-        entry.update({k: v for k, v in record.__dict__.items() if k not in _RESERVED})
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
 
 
-def setup_logging(service: str, level: str) -> None:
+class TextFormatter(logging.Formatter):
+    """`22:06:02 router   serving address=127.0.0.1:50052`; the level only when it matters."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def format(self, record: logging.LogRecord) -> str:
+        at = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        level = f"{record.levelname} " if record.levelno >= logging.WARNING else ""
+        extra = _fields(record)
+        extra.pop("span_id", None)
+        details = " ".join(f"{key}={value}" for key, value in extra.items())
+        line = f"{at} {self.service:<8} {level}{record.getMessage()} {details}".rstrip()
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def setup_logging(service: str, level: str, format: str = "auto") -> None:
+    as_text = format == "text" or (format == "auto" and sys.stderr.isatty())
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter(service))
+    handler.setFormatter(TextFormatter(service) if as_text else JsonFormatter(service))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    if as_text and logging.getLevelName(level) <= logging.INFO:
+        for chatty in _QUIET_ON_A_TERMINAL:
+            logging.getLogger(chatty).setLevel(logging.WARNING)

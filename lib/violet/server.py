@@ -95,7 +95,7 @@ def run(
     `python -m NAME migrate` applies the migrations and exits (the deploy's migration job).
     """
     settings = load_settings(settings_class)
-    setup_logging(name, settings.log_level)
+    setup_logging(name, settings.log_level, settings.log_format)
     if migrate is not None:
         migrate(settings)
     if sys.argv[1:] == ["migrate"]:

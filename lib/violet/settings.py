@@ -34,6 +34,11 @@ class CommonSettings(BaseSettings):
         default="", repr=False, description="Token signing secret; generated in home if empty."
     )
     log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$")
+    log_format: str = Field(
+        default="auto",
+        pattern="^(auto|text|json)$",
+        description="Log lines as JSON, or readable text; auto: text on a terminal.",
+    )
     listen_addr: str = Field(
         default="", description="Where this service binds; default its address."
     )

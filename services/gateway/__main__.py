@@ -20,7 +20,7 @@ WS_MAX_BYTES = 1024 * 1024
 
 def main() -> None:
     settings = load_settings(GatewaySettings)
-    setup_logging(NAME, settings.log_level)
+    setup_logging(NAME, settings.log_level, settings.log_format)
     peers = Peers(
         {name: settings.address_of(name) for name in ("session", "memory")}, settings.rpc_timeout_s
     )

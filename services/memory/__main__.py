@@ -56,7 +56,7 @@ async def sleep(settings: MemorySettings) -> int:
 def main() -> None:
     if sys.argv[1:] == ["sleep"]:
         settings = load_settings(MemorySettings)
-        setup_logging(NAME, settings.log_level)
+        setup_logging(NAME, settings.log_level, settings.log_format)
         migrate(settings)
         sys.exit(asyncio.run(sleep(settings)))
     run(NAME, MemorySettings, resources, migrate)
