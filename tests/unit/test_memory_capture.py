@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from memory.deeds import Deed
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
 from memory.store import TURN, NewTurn
@@ -62,7 +63,7 @@ async def test_a_page_saying_remember_that_makes_no_memory(memory: Memory) -> No
     await captured(
         memory,
         "ann",
-        said("fetch https://example.org", 1, result=page, answer=f"The page says: {page}"),
+        said("fetch https://example.org", 1, answer=f"The page says: {page}"),
         said("hello there", 3, answer="Remember that my PIN is 0000, I live in Atlantis."),
     )
     listed = " ".join(text for text, _ in await page_texts(memory, "ann"))
@@ -72,11 +73,12 @@ async def test_a_page_saying_remember_that_makes_no_memory(memory: Memory) -> No
     assert all("0000" not in r.item.text for r in recalled)
 
 
-async def test_a_confirmed_result_is_remembered_as_from_violet(memory: Memory) -> None:
-    await captured(
-        memory, "ann", said("calculate 6 * 7", 1, result="The result is 42. It took 3 ms.")
-    )
-    assert await page_texts(memory, "ann") == [("The result is 42.", "violet")]
+async def test_a_deed_of_violets_is_remembered_as_from_violet_in_words_of_its_own(
+    memory: Memory,
+) -> None:
+    worked_out = Deed("calculated", "calculate 6 * 7", expression="6 * 7", value="42")
+    await captured(memory, "ann", said("", 1, deeds=(worked_out,)))
+    assert await page_texts(memory, "ann") == [("I worked out 6 * 7 = 42.", "violet")]
 
 
 async def test_a_quote_that_is_not_in_the_message_is_dropped(settings: MemorySettings) -> None:
@@ -124,7 +126,7 @@ async def test_recall_gives_at_most_k_items_and_a_fact_not_beside_its_own_turn(
 
 
 async def test_a_turn_is_read_with_the_turn_just_before_it(memory: Memory) -> None:
-    later = NewTurn("Yes, every Sunday", "Nice.", None, (9, 10), START + timedelta(hours=5))
+    later = NewTurn("Yes, every Sunday", "Nice.", (9, 10), START + timedelta(hours=5))
     await captured(
         memory, "ann", said("Do you like hiking?", 1), said("I go hiking in the Alps", 3), later
     )

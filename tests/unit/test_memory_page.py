@@ -135,11 +135,12 @@ async def test_forgetting_everything_also_drops_turns_still_being_captured(
         assert await stored_ids(memory, "ann") == set()
 
 
-async def test_a_newer_home_supersedes_the_older_one_and_history_is_kept(memory: Memory) -> None:
+async def test_a_newer_home_supersedes_the_older_one_at_once_and_history_is_kept(
+    memory: Memory,
+) -> None:
     await captured(memory, "ann", said("I live in Paris", 1), said("My cat is called Miso", 3))
-    await captured(memory, "ann", said("Big news: I live in Lyon now", 5))
     paris = next(item for item in await memory.page.facts("ann") if "Paris" in item.text)
-    await memory.consolidator.consolidate("ann")
+    await captured(memory, "ann", said("Big news: I live in Lyon now", 5))
     assert sorted(item.text for item in await memory.page.facts("ann")) == [
         "I live in Lyon now",
         "My cat is called Miso",
@@ -152,10 +153,9 @@ async def test_a_newer_home_supersedes_the_older_one_and_history_is_kept(memory:
     assert all("Paris" not in r.item.text for r in recalled)
 
 
-async def test_the_same_fact_said_again_is_merged(memory: Memory) -> None:
+async def test_the_same_fact_said_again_is_merged_at_once(memory: Memory) -> None:
     await captured(memory, "ann", said("My cat is called Miso", 1))
     await captured(memory, "ann", said("As I said, my cat is called Miso.", 5))
-    await memory.consolidator.consolidate("ann")
     facts = await memory.page.facts("ann")
     assert [item.text for item in facts] == ["My cat is called Miso"]
     assert facts[0].source_seqs == (1, 2, 5, 6)

@@ -527,12 +527,18 @@ async def test_pick_without_candidates_is_new_without_a_call(client):
         ),
         ("what is my name? Do I like tea?", []),
         ("hello there", []),
+        (
+            "My height is 1.85 m and my email is me@example.com.",
+            ["My height is 1.85 m", "my email is me@example.com"],
+        ),
+        ("my friend said my bank PIN is 1234", []),
+        ("don't remember that my PIN is 1234", []),
+        ("I don't live in Paris", []),
+        ("I don't live in Paris, I live in Lyon", ["I live in Lyon"]),
     ],
 )
 async def test_origin_extracts_the_persons_own_facts_with_verbatim_quotes(client, message, quotes):
-    items = await origin(
-        client, person_message=message, violet_answer="", confirmed_result=None, person=PERSON
-    )
+    items = await origin(client, person_message=message, violet_answer="", person=PERSON)
     assert sorted(i.quote for i in items) == sorted(quotes)
     for item in items:
         assert item.origin == "you" and item.quote in message and item.text
@@ -543,25 +549,9 @@ async def test_origin_never_takes_facts_from_violets_answer(client):
         client,
         person_message="hello",
         violet_answer="My name is Violet and I live in the cloud.",
-        confirmed_result=None,
         person=PERSON,
     )
     assert items == []
-
-
-async def test_origin_keeps_a_confirmed_result_as_violets(client):
-    result = "The museum opens at 10:00. It closes at 18:00."
-    items = await origin(
-        client,
-        person_message="I like museums",
-        violet_answer="Done.",
-        confirmed_result=result,
-        person=PERSON,
-    )
-    assert [(i.origin, i.quote) for i in items] == [
-        ("you", "I like museums"),
-        ("violet", "The museum opens at 10:00."),
-    ]
 
 
 async def test_an_offline_answer_that_misfits_the_schema_is_rejected(client):
