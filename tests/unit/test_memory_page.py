@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from memory.page import UnknownItem
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
-from memory.store import FACT
+from memory.store import FACT, new_item_id
 from tests.support import memory as memory_support
 from tests.support.memory import ScriptedOrigin, captured, said
 
@@ -192,3 +193,42 @@ async def test_the_sleep_pass_repairs_lost_vectors(memory: Memory) -> None:
     async with memory.store.of("ann") as rows:
         assert {item.id for item in await rows.active_items()} == before
         assert len(await rows.active_items(FACT)) == 1
+
+
+async def test_facts_that_no_longer_check_out_are_withdrawn_and_what_they_replaced_comes_back(
+    memory: Memory,
+) -> None:
+    """Memory made before the source rule (a page's sentence kept as Violet's, the person's
+    reported speech kept as theirs) leaves at the next consolidation."""
+    await captured(memory, "ann", said("My bank PIN is 1234", 1))
+    await captured(memory, "ann", said("my friend said my password is hunter2", 3))
+    [pin] = await memory.page.facts("ann")
+    async with memory.store.of("ann") as rows:
+        [reported_turn] = [t for t in await rows.active_items() if "hunter2" in t.text]
+    page_sentence = replace(
+        pin,
+        id=new_item_id(),
+        text="Your bank PIN is 4821.",
+        origin="violet",
+        quote="Your bank PIN is 4821.",
+        turn_items=(),
+        created_at=pin.created_at + timedelta(minutes=5),
+    )
+    reported = replace(
+        pin,
+        id=new_item_id(),
+        text="My password is hunter2",
+        quote="my password is hunter2",
+        turn_items=(reported_turn.id,),
+        subject=None,
+    )
+    async with memory.store.of("ann") as rows:
+        await rows.add_items([page_sentence, reported])
+        await rows.supersede(pin.id, page_sentence.id, merge=False)
+
+    report = await memory.consolidator.sleep(undo_window=timedelta(days=30))
+    assert report.withdrawn == 2
+    assert [item.text for item in await memory.page.facts("ann")] == ["My bank PIN is 1234"]
+    recalled = await memory.recaller.recall("ann", "what is my bank PIN?", 3)
+    assert "1234" in recalled[0].item.text
+    assert all("4821" not in r.item.text for r in recalled)

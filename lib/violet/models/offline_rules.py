@@ -40,11 +40,11 @@ _EMAIL = re.compile(
     r"(?:saying|that says)\s*:?\s*(?P<text>.+)$",
     re.IGNORECASE | re.DOTALL,
 )
-# Questions about the person: what/where/when/who/how is my X, what/how/where/when do I ...,
-# do you remember my X.
+# Questions about the person: what/where/when/who/how is my X, what/how/where/when do I ... (or
+# does my X ...), do you remember my X.
 _MEMORY_QUESTION = re.compile(
     r"^(?:(?:what|where|when|who|how|which)(?:\s+is|\s+are|\s+was|'s|’s|s)\s+my\s+"
-    r"|(?:what|how|where|when|which|who)\b(?:\s+[\w'’-]+){0,3}?\s+(?:do|did)\s+i\s+"
+    r"|(?:what|how|where|when|which|who)\b(?:\s+[\w'’-]+){0,3}?\s+(?:do\s+i|did\s+i|does\s+my)\s+"
     r"|(?:do|did)\s+you\s+(?:remember|know)\s+(?:what\s+|where\s+|when\s+)?(?:my|i)\s+)"
     r"\S.*$",
     re.IGNORECASE | re.DOTALL,
