@@ -70,19 +70,17 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
-def quoted_in(quote: str, source: str | None) -> bool:
-    wanted = normalise(quote)
-    return bool(source) and len(wanted) >= MIN_QUOTE_CHARS and wanted in normalise(source or "")
-
-
 def stated_in(quote: str, message: str) -> bool:
     """Whether the quote is in the message, and states something there (at least once)."""
-    wanted, said = normalise(quote), normalise(message)
+    wanted = normalise(quote)
+    # Normalised line by line: a line break still ends a sentence, and counts as one space.
+    lines = "\n".join(line for line in map(normalise, message.splitlines()) if line)
+    said = lines.replace("\n", " ")
     if len(wanted) < MIN_QUOTE_CHARS:
         return False
     at = said.find(wanted)
     while at >= 0:
-        if stated(said, at, at + len(wanted)):
+        if stated(lines, at, at + len(wanted)):
             return True
         at = said.find(wanted, at + 1)
     return False

@@ -68,6 +68,11 @@ def test_a_denial_makes_no_item_but_the_statement_beside_it_does() -> None:
     assert keep([mine("I live in Lyon")], person_message=message) == [mine("I live in Lyon")]
 
 
+def test_a_line_break_ends_a_sentence() -> None:
+    message = "I live in Oslo\nmy friend said hi"
+    assert keep([mine("I live in Oslo")], person_message=message) == [mine("I live in Oslo")]
+
+
 def test_the_same_words_stated_once_anywhere_in_the_message_count() -> None:
     message = "My friend said my PIN is 1234. And yes, my PIN is 1234."
     assert len(keep([mine("My PIN is 1234", "my PIN is 1234")], person_message=message)) == 1
