@@ -40,13 +40,14 @@ class CorpusWeb:
 
     def __init__(self, corpus: Corpus) -> None:
         served = dict(corpus.web)
+        web = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 if parts.path == "/search":
                     query = parse_qs(parts.query).get("q", [""])[0]
-                    body = json.dumps(_search(served, self_url(), query)).encode()
+                    body = json.dumps(_search(served, web.base_url, query)).encode()
                     found: Served | None = Served("application/json", body)
                 else:
                     found = served.get(parts.path)
@@ -65,10 +66,6 @@ class CorpusWeb:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         host, port = self._server.server_address[:2]
         self.base_url = f"http://{host}:{port}"
-
-        def self_url() -> str:
-            return self.base_url
-
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -183,7 +180,7 @@ async def _person(
         for outcome in person.outcomes:
             await phone.ask(outcome.request)
         await phone.results(len(person.attempts) + len(person.outcomes))
-        await _settled_page(phone, person)
+        await _until_page_settles(phone, person)
         for fact in person.facts:
             answer = await phone.ask(fact.question)
             figures.own_recalled += fact.value.lower() in answer.lower()
@@ -198,15 +195,15 @@ async def _person(
     _count_page(person, page, markers, figures)
 
 
-async def _settled_page(phone: _Phone, person: Person) -> list[dict]:
-    """The memory page once it holds every own fact and outcome, or as it is at the deadline."""
+async def _until_page_settles(phone: _Phone, person: Person) -> None:
+    """Waits until the memory page holds every own fact and outcome, or the deadline passes."""
     deadline = time.monotonic() + SETTLE_TIMEOUT_S
-    while True:
+    wanted = [f.value.lower() for f in person.facts] + [o.expected.lower() for o in person.outcomes]
+    while time.monotonic() < deadline:
         page = await phone.memory_page()
         text = " ".join(item["text"] for item in page).lower()
-        wanted = [f.value for f in person.facts] + [o.expected for o in person.outcomes]
-        if all(value.lower() in text for value in wanted) or time.monotonic() > deadline:
-            return page
+        if all(value in text for value in wanted):
+            return
         await asyncio.sleep(0.2)
 
 

@@ -112,7 +112,7 @@ CLAIMS = (
         ("Your birthday is on {v}", "The user's birthday is {v}", "my birthday is on {v}"),
         False,
     ),
-)  # fmt: skip
+)
 
 
 # --- tricks: how the claim is dressed up ----------------------------------------------------
