@@ -70,7 +70,6 @@ def _conversation(sample: dict) -> Conversation:
                 NewTurn(
                     person_message=_said(turn),
                     violet_answer="",
-                    confirmed_result=None,
                     source_seqs=(seq,),
                     at=began + i * TURN_SPACING,
                     speaker=turn["speaker"],

@@ -3,8 +3,11 @@
 Capture returns as soon as the turn is durably stored, so it never slows the person's answer.
 A background pass per person then makes:
 - a turn item: the person's own message as said (recalled, not listed on the memory page);
-- facts: what the fast model's origin call proposes, kept only when the provenance filter
-  finds each quote in the text its origin names.
+- facts about the person: what the fast model's origin call proposes from the person's message,
+  kept only when the provenance filter finds each quote stated there (`memory.provenance`);
+- Violet's own facts: one per deed of background work, in words code chooses (`memory.deeds`).
+Each new fact is settled against the person's facts at once (`memory.merging`): the same fact
+said again keeps one item, a new value for the same thing replaces the old one.
 A turn another replica holds (a claim with a lease) is left to it; a turn whose pass died is taken
 up again by the quiet consolidation or the nightly pass.
 """
@@ -17,8 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
+from memory.deeds import Deed, item_text
 from memory.indexing import Embeddings, index_items
-from memory.provenance import YOU, Proposed, keep
+from memory.merging import plan, settle
+from memory.provenance import VIOLET, YOU, Proposed, keep
 from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id, now
 from memory.subjects import subject_of
 from violet.models import ModelClient, ModelError, origin
@@ -110,6 +115,14 @@ class Capturer:
         facts = [fact for result in made for fact in result.items]
         await index_items(self._embeddings, self._vectors, facts, {})
         await self._save(person, made)
+        if facts:
+            await self._settle(person)
+
+    async def _settle(self, person: str) -> None:
+        """New facts take their place among the person's facts at once, not only when quiet."""
+        async with self._store.of(person) as memory:
+            facts = await memory.active_items(FACT)
+        await settle(self._store, self._vectors, self._embeddings, person, plan(facts, {}))
 
     async def _make_turn_items(
         self, person: str, turns: Sequence[CapturedTurn]
@@ -134,12 +147,15 @@ class Capturer:
         return [replace(m.turn, turn_item=m.turn_item) for m in made if m.turn.id in kept]
 
     async def _facts_of(self, person: str, turn: CapturedTurn) -> Made:
+        deeds = [_deed_fact(person, turn, deed) for deed in turn.deeds]
+        done = [fact for fact in deeds if fact is not None]
+        if not turn.person_message.strip():
+            return Made(turn, done, turn.turn_item, True, turn.attempts)
         try:
             proposed = await origin(
                 self._model,
                 person_message=turn.person_message,
                 violet_answer=turn.violet_answer,
-                confirmed_result=turn.confirmed_result,
                 person=person,
             )
         except ModelError as error:
@@ -148,14 +164,14 @@ class Capturer:
                 "memory origin call failed",
                 extra={"person": person, "attempts": attempts, "error": str(error)},
             )
-            return Made(turn, [], turn.turn_item, attempts >= MAX_ATTEMPTS, attempts)
+            given_up = attempts >= MAX_ATTEMPTS
+            return Made(turn, done if given_up else [], turn.turn_item, given_up, attempts)
         kept = keep(
             [Proposed(p.text, p.origin, p.quote) for p in proposed],
             person_message=turn.person_message,
-            confirmed_result=turn.confirmed_result,
         )
         facts = [_fact(person, turn, p) for p in kept]
-        return Made(turn, facts, turn.turn_item, True, turn.attempts + 1)
+        return Made(turn, [*facts, *done], turn.turn_item, True, turn.attempts + 1)
 
     async def _save(self, person: str, made: Sequence[Made], release: bool = True) -> set[int]:
         """Stores what the turns gave; returns the ids of the turns still there (a turn is gone
@@ -207,14 +223,39 @@ def _fact(person: str, turn: CapturedTurn, proposed: Proposed) -> Item:
         person=person,
         kind=FACT,
         text=" ".join(proposed.text.split()),
-        origin=proposed.origin,
+        origin=YOU,
         quote=proposed.quote,
         speaker=turn.speaker,
         source_seqs=turn.source_seqs,
-        turn_items=(turn.turn_item,) if turn.turn_item and proposed.origin == YOU else (),
+        turn_items=(turn.turn_item,) if turn.turn_item else (),
         previous_item=None,
         subject=subject.name if subject else None,
         subject_value=subject.value if subject else None,
+        created_at=turn.at,
+        updated_at=now(),
+    )
+
+
+def _deed_fact(person: str, turn: CapturedTurn, deed: Deed) -> Item | None:
+    """Violet's item for a deed; its quote is the deed itself, so that the words can be
+    checked again later."""
+    text = item_text(deed)
+    if text is None:
+        log.info("a deed broke a memory rule and is not remembered", extra={"done": deed.done})
+        return None
+    return Item(
+        id=new_item_id(),
+        person=person,
+        kind=FACT,
+        text=text,
+        origin=VIOLET,
+        quote=deed.as_json(),
+        speaker="",
+        source_seqs=turn.source_seqs,
+        turn_items=(),
+        previous_item=None,
+        subject=None,
+        subject_value=None,
         created_at=turn.at,
         updated_at=now(),
     )

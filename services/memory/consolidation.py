@@ -1,5 +1,9 @@
 """Consolidation: when a person has gone quiet, their facts are tidied.
 
+- Facts whose provenance no longer checks out are withdrawn (deleted, and what they had
+  superseded comes back): each fact is checked again against the source rule, a `you` fact
+  against the person's own words it was made from, a `violet` fact against its deed. So the
+  rule holds for memory made before it, or by an earlier version of it.
 - Duplicates merge: the same fact said again (the same words, the same subject and value, or
   vectors nearly the same) becomes one item, the newest, carrying every source.
 - A newer fact supersedes an older one on the same subject with another value ("I moved to
@@ -14,13 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from memory.capture import Capturer
+from memory.deeds import from_json, item_text
 from memory.indexing import Embeddings, reindex
-from memory.provenance import normalise
+from memory.merging import Step, plan, settle
+from memory.provenance import VIOLET, YOU, Proposed, checks_out
 from memory.recall import Recaller
 from memory.store import FACT, Item, MemoryStore, now
 from violet.vectors import VectorStore
@@ -36,10 +42,21 @@ NEIGHBOURS = 4
 
 
 @dataclass(frozen=True)
-class Step:
-    older: str
-    newer: str
-    merge: bool
+class Consolidated:
+    steps: list[Step]
+    withdrawn: int
+
+
+def founded(fact: Item, said: Sequence[str]) -> bool:
+    """Whether a fact checks out: a `you` fact against the person's own messages it was made
+    from (`said`), a `violet` fact against the deed it was made of."""
+    if fact.origin == YOU:
+        claim = Proposed(fact.text, YOU, fact.quote)
+        return any(checks_out(claim, message) for message in said)
+    if fact.origin == VIOLET:
+        deed = from_json(fact.quote)
+        return deed is not None and item_text(deed) == fact.text
+    return False
 
 
 @dataclass
@@ -47,60 +64,10 @@ class Sleep:
     people: int = 0
     merged: int = 0
     superseded: int = 0
+    withdrawn: int = 0
     purged: int = 0
     repaired: int = 0
     failed: list[str] = field(default_factory=list)
-
-
-def plan(facts: Sequence[Item], alike: Mapping[str, set[str]]) -> list[Step]:
-    """Which facts give way to which. `alike` names, per fact, the facts whose vectors say the
-    same. Facts joined by the same words, the same subject, or alike vectors form a group; its
-    newest fact stays, the others merge into it (same value) or are superseded (another)."""
-    by_id = {fact.id: fact for fact in facts}
-    group = {fact.id: fact.id for fact in facts}
-
-    def root(item_id: str) -> str:
-        while group[item_id] != item_id:
-            group[item_id] = group[group[item_id]]
-            item_id = group[item_id]
-        return item_id
-
-    def join(a: str, b: str) -> None:
-        group[root(a)] = root(b)
-
-    # Facts said under different names (two people in one conversation) never meet.
-    first_of: dict[tuple[str, str, str], str] = {}
-    for fact in facts:
-        for kind, value in (("words", normalise(fact.text)), ("subject", fact.subject or "")):
-            if value:
-                join(fact.id, first_of.setdefault((kind, fact.speaker, value), fact.id))
-        for other in alike.get(fact.id, ()):
-            if other in by_id and _compatible(fact, by_id[other]):
-                join(fact.id, other)
-
-    members: dict[str, list[Item]] = {}
-    for fact in facts:
-        members.setdefault(root(fact.id), []).append(fact)
-    steps = []
-    for grouped in members.values():
-        newest = max(grouped, key=lambda fact: (fact.created_at, fact.updated_at))
-        for fact in grouped:
-            if fact is not newest:
-                steps.append(Step(fact.id, newest.id, _same(fact, newest, alike)))
-    return steps
-
-
-def _compatible(a: Item, b: Item) -> bool:
-    """Alike vectors join two facts only when no subject or speaker tells them apart."""
-    return a.subject == b.subject and a.speaker == b.speaker
-
-
-def _same(a: Item, b: Item, alike: Mapping[str, set[str]]) -> bool:
-    if normalise(a.text) == normalise(b.text):
-        return True
-    if a.subject and a.subject == b.subject:
-        return a.subject_value == b.subject_value
-    return b.id in alike.get(a.id, ()) or a.id in alike.get(b.id, ())
 
 
 class Consolidator:
@@ -118,23 +85,21 @@ class Consolidator:
         self._capturer = capturer
         self._recaller = recaller
 
-    async def consolidate(self, person: str) -> list[Step]:
-        """Makes the items of any turn still waiting, then merges and supersedes facts."""
+    async def consolidate(self, person: str) -> Consolidated:
+        """Makes the items of any turn still waiting, withdraws facts that do not check out,
+        then merges and supersedes facts."""
         await self._capturer.extract(person)
+        withdrawn = await self._withdraw_unfounded(person)
         async with self._store.of(person) as memory:
             facts = await memory.active_items(FACT)
         steps = plan(facts, await self._alike(person, facts))
-        left: list[str] = []
+        left = await settle(self._store, self._vectors, self._embeddings, person, steps)
         async with self._store.of(person) as memory:
-            for step in steps:
-                left += await memory.supersede(step.older, step.newer, merge=step.merge)
             if not await memory.has_waiting_turns():
                 await memory.drop_extracted_turns()
-        if left:
-            await asyncio.to_thread(self._vectors.delete, person, left)
-            await reindex(self._store, person, self._embeddings, self._vectors, [], left)
+        if left or withdrawn:
             self._recaller.drop(person)
-        return steps
+        return Consolidated(steps, withdrawn)
 
     async def consolidate_when_quiet(self, quiet_s: float, sweep_s: float) -> None:
         """Runs until cancelled: consolidates each person idle for `quiet_s` since they spoke."""
@@ -158,9 +123,10 @@ class Consolidator:
         for person in await self._store.people():
             report.people += 1
             try:
-                steps = await self.consolidate(person)
-                report.merged += sum(step.merge for step in steps)
-                report.superseded += sum(not step.merge for step in steps)
+                done = await self.consolidate(person)
+                report.merged += sum(step.merge for step in done.steps)
+                report.superseded += sum(not step.merge for step in done.steps)
+                report.withdrawn += done.withdrawn
                 report.purged += await self._purge(person, now() - undo_window)
                 report.repaired += await self._repair(person)
             except Exception:
@@ -187,6 +153,29 @@ class Consolidator:
             )
             alike[fact.id] = {n.id for n in near if n.id != fact.id and n.score >= SAME_FACT_COSINE}
         return alike
+
+    async def _withdraw_unfounded(self, person: str) -> int:
+        """Deletes every fact of the person whose provenance does not check out."""
+        async with self._store.of(person) as memory:
+            facts = await memory.facts()
+            turns = await memory.items({turn for fact in facts for turn in fact.turn_items})
+            said = {turn.id: turn.text for turn in turns}
+            unfounded = [
+                fact.id
+                for fact in facts
+                if not founded(fact, [said[turn] for turn in fact.turn_items if turn in said])
+            ]
+            back = await memory.withdraw(unfounded)
+        if unfounded:
+            log.warning(
+                "facts withdrawn: their provenance does not check out",
+                extra={"person": person, "count": len(unfounded)},
+            )
+            await asyncio.to_thread(self._vectors.delete, person, unfounded)
+            await reindex(
+                self._store, person, self._embeddings, self._vectors, back, [i.id for i in back]
+            )
+        return len(unfounded)
 
     async def _purge(self, person: str, before: datetime) -> int:
         async with self._store.of(person) as memory:

@@ -1,10 +1,14 @@
-"""The provenance filter: only the person's own words and results Violet confirmed become memory.
+"""The provenance filter for items about the person: only their own statements become memory.
 
-The fast model proposes items, each with an origin and a quote. Code keeps an item only when its
-quote really appears in the text its origin names (the person's message for "you", the confirmed
-result for "violet"), after normalising whitespace and case, and when the item says what its
-quote says. A confirmed result reports what was done: an item from it that tells memory what to
-keep ("remember that ...") is text a page or a document planted, and is dropped.
+The fast model proposes items, each with an origin and a quote. Code decides: an item about the
+person (origin "you") is kept only when
+- its quote appears in the person's own message (whitespace, case and curly quotes aside), and
+  there states something rather than report, deny, suppose or ask it ("my friend said my PIN is
+  1234", "don't remember that ...", `violet.statements`);
+- the item says what its quote says: half its content words and every number in it are there,
+  and it states rather than denies.
+Any other origin is dropped: Violet's own outcomes reach memory only as deeds (`memory.deeds`),
+and her answers, pages, search results, documents, email and other work never do.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from functools import cache
 
 import Stemmer
 
+from violet.statements import stated, states
+
 YOU = "you"
 VIOLET = "violet"
 
@@ -26,11 +32,7 @@ MIN_SUPPORT = 0.5
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
-_PLANTED = re.compile(
-    r"\b(?:remember|memori[sz]e|don'?t\s+forget|do\s+not\s+forget|make\s+a\s+note|note\s+that"
-    r"|save\s+(?:this|that)\s+to\s+memory|store\s+(?:this|that)|keep\s+in\s+mind)\b",
-    re.IGNORECASE,
-)
+_NUMBER = re.compile(r"\d+")
 _FUNCTION_WORD_LIST = """
     a an the and or but of to in on at for with from by as is are was were be been am i i'm
     my me you your he she it its we our they their this that these those do does did has have
@@ -56,8 +58,11 @@ def normalise(text: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """The stems of the words that carry meaning ("moved" and "moving" are one)."""
-    words = [word for word in _WORD.findall(normalise(text)) if word not in _FUNCTION_WORDS]
-    return set(_stemmer().stemWords(words))
+    return stems(word for word in _WORD.findall(normalise(text)) if word not in _FUNCTION_WORDS)
+
+
+def stems(words: Iterable[str]) -> set[str]:
+    return set(_stemmer().stemWords(list(words)))
 
 
 @cache
@@ -65,38 +70,44 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
-def quoted_in(quote: str, source: str | None) -> bool:
+def stated_in(quote: str, message: str) -> bool:
+    """Whether the quote is in the message, and states something there (at least once)."""
     wanted = normalise(quote)
-    return bool(source) and len(wanted) >= MIN_QUOTE_CHARS and wanted in normalise(source or "")
+    # Normalised line by line: a line break still ends a sentence, and counts as one space.
+    lines = "\n".join(line for line in map(normalise, message.splitlines()) if line)
+    said = lines.replace("\n", " ")
+    if len(wanted) < MIN_QUOTE_CHARS:
+        return False
+    at = said.find(wanted)
+    while at >= 0:
+        if stated(lines, at, at + len(wanted)):
+            return True
+        at = said.find(wanted, at + 1)
+    return False
 
 
 def supported_by(text: str, quote: str) -> bool:
     said = content_words(text)
     if not said:
         return False
-    return len(said & content_words(quote)) / len(said) >= MIN_SUPPORT
+    numbers_shown = set(_NUMBER.findall(text)) <= set(_NUMBER.findall(quote))
+    return numbers_shown and len(said & content_words(quote)) / len(said) >= MIN_SUPPORT
 
 
-def keep(
-    proposed: Iterable[Proposed], *, person_message: str, confirmed_result: str | None
-) -> list[Proposed]:
+def keep(proposed: Iterable[Proposed], *, person_message: str) -> list[Proposed]:
     """The proposed items whose provenance checks out, each once."""
     kept: dict[str, Proposed] = {}
     for item in proposed:
-        if _checks_out(item, person_message, confirmed_result):
+        if checks_out(item, person_message):
             kept.setdefault(normalise(item.text), item)
     return list(kept.values())
 
 
-def _checks_out(item: Proposed, person_message: str, confirmed_result: str | None) -> bool:
-    if not item.text.strip():
-        return False
-    if item.origin == YOU:
-        source = person_message
-    elif item.origin == VIOLET:
-        if _PLANTED.search(item.quote) or _PLANTED.search(item.text):
-            return False
-        source = confirmed_result
-    else:
-        return False
-    return quoted_in(item.quote, source) and supported_by(item.text, item.quote)
+def checks_out(item: Proposed, person_message: str) -> bool:
+    return (
+        item.origin == YOU
+        and bool(item.text.strip())
+        and states(item.text)
+        and stated_in(item.quote, person_message)
+        and supported_by(item.text, item.quote)
+    )

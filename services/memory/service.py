@@ -8,6 +8,7 @@ from datetime import datetime
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from memory.deeds import MAX_DEEDS, UnfitDeed, from_proto
 from memory.page import UnknownItem
 from memory.runtime import Memory
 from memory.store import Item, NewTurn, now
@@ -66,20 +67,28 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
 
     async def Capture(self, request, context):  # type: ignore[no-untyped-def]
         identity = await authenticate(context, self._secret)
-        texts = (request.person_message, request.violet_answer, request.confirmed_result)
+        texts = (request.person_message, request.violet_answer)
         if any(len(text) > MAX_CAPTURED_CHARS for text in texts):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"a captured text holds at most {MAX_CAPTURED_CHARS} characters",
             )
-        if request.person_message.strip() or request.confirmed_result.strip():
+        if len(request.deeds) > MAX_DEEDS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"a turn carries at most {MAX_DEEDS} deeds"
+            )
+        try:
+            deeds = tuple(from_proto(deed) for deed in request.deeds)
+        except UnfitDeed as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        if request.person_message.strip() or deeds:
             turn = NewTurn(
                 person_message=request.person_message,
                 violet_answer=request.violet_answer,
-                confirmed_result=request.confirmed_result or None,
                 source_seqs=tuple(request.source_seqs),
                 at=request.at.ToDatetime(tzinfo=now().tzinfo) if request.HasField("at") else now(),
                 speaker=request.speaker,
+                deeds=deeds,
             )
             await self._memory.capturer.accept(identity.person, turn)
             CAPTURES.add(1)

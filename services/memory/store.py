@@ -33,6 +33,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from memory.deeds import Deed, from_json
 from memory.tables import captured_turns, memory_items, memory_people
 from violet import database
 
@@ -125,14 +126,15 @@ def _item(row: Row) -> Item:
 
 @dataclass(frozen=True)
 class NewTurn:
-    """A finished turn as Capture receives it."""
+    """A finished turn as Capture receives it: the person's words, Violet's answer, and what
+    Violet did in background work."""
 
     person_message: str
     violet_answer: str
-    confirmed_result: str | None
     source_seqs: tuple[int, ...]
     at: datetime
     speaker: str = ""
+    deeds: tuple[Deed, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ class PersonMemory:
                 person=self.person,
                 person_message=turn.person_message,
                 violet_answer=turn.violet_answer,
-                confirmed_result=turn.confirmed_result,
+                deeds=[deed.as_json() for deed in turn.deeds],
                 speaker=turn.speaker,
                 source_seqs=list(turn.source_seqs),
                 at=turn.at,
@@ -349,6 +351,13 @@ class PersonMemory:
         rows = await self._db.execute(query.order_by(memory_items.c.created_at, memory_items.c.id))
         return [_item(row) for row in rows]
 
+    async def facts(self) -> list[Item]:
+        """Every fact, in recall or not."""
+        rows = await self._db.execute(
+            select(memory_items).where(_of(memory_items, self.person), memory_items.c.kind == FACT)
+        )
+        return [_item(row) for row in rows]
+
     async def active_ids(self) -> list[str]:
         return list(
             (
@@ -451,6 +460,23 @@ class PersonMemory:
                 left.append(turn.id)
         return left
 
+    async def withdraw(self, ids: Sequence[str]) -> list[Item]:
+        """Deletes items that never should have been made; what they had superseded comes back
+        into recall, and is returned."""
+        if not ids:
+            return []
+        await self._db.execute(
+            delete(memory_items).where(_of(memory_items, self.person), memory_items.c.id.in_(ids))
+        )
+        rows = await self._db.execute(
+            update(memory_items)
+            .where(_of(memory_items, self.person), memory_items.c.superseded_by.in_(ids))
+            .values(superseded_by=None, updated_at=now())
+            .returning(memory_items.c.id)
+        )
+        back = await self.items([row.id for row in rows])
+        return [item for item in back if item.active]
+
     async def previous_texts(self, items: Iterable[Item]) -> dict[str, str]:
         """The text of the turn before each turn item, by the item's id, while that turn is in
         recall: a forgotten turn is read with nothing any more."""
@@ -519,7 +545,7 @@ def _captured(row: Row) -> CapturedTurn:
         id=row.id,
         person_message=row.person_message,
         violet_answer=row.violet_answer,
-        confirmed_result=row.confirmed_result,
+        deeds=tuple(deed for deed in map(from_json, row.deeds or []) if deed),
         speaker=row.speaker,
         source_seqs=tuple(row.source_seqs),
         at=utc(row.at),

@@ -50,7 +50,8 @@ captured_turns = Table(
     Column("person", String(200), nullable=False),
     Column("person_message", Text, nullable=False),
     Column("violet_answer", Text, nullable=False),
-    Column("confirmed_result", Text, nullable=True),
+    # What Violet did in background work, as `memory.deeds.Deed` JSON texts.
+    Column("deeds", JSON, nullable=True),
     Column("speaker", String(200), nullable=False),
     Column("source_seqs", JSON, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),

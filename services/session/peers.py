@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import grpc
+from google.protobuf.json_format import ParseDict
 from opentelemetry import trace
 
 from violet.channels import Peers
 from violet.identity import Identity
 from violet.metrics import ERRORS
-from violet.v1 import memory_pb2, memory_pb2_grpc
+from violet.v1 import deeds_pb2, memory_pb2, memory_pb2_grpc
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
@@ -54,12 +56,11 @@ class MemoryClient:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        confirmed_result: str = "",
+        deeds: Sequence[dict] = (),
     ) -> None:
+        """`deeds` are `violet.v1.Deed` JSON objects: what Violet did in background work."""
         with tracer.start_as_current_span("capture"):
-            await self._send_capture(
-                identity, person_message, violet_answer, source_seqs, confirmed_result
-            )
+            await self._send_capture(identity, person_message, violet_answer, source_seqs, deeds)
 
     async def _send_capture(
         self,
@@ -67,15 +68,15 @@ class MemoryClient:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        confirmed_result: str,
+        deeds: Sequence[dict],
     ) -> None:
         try:
             await self._stub.Capture(
                 memory_pb2.CaptureRequest(
                     person_message=person_message,
                     violet_answer=violet_answer,
-                    confirmed_result=confirmed_result,
                     source_seqs=source_seqs,
+                    deeds=[ParseDict(deed, deeds_pb2.Deed()) for deed in deeds],
                 ),
                 metadata=identity.metadata(),
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 
 from opentelemetry import trace
 
@@ -145,8 +146,8 @@ class TurnRunner:
             )
             self._feed.publish(conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})
-            if update.kind == "result":
-                self._capture(identity, "", text, [seq], confirmed_result=update.text)
+            if update.deeds:  # what Violet did is remembered; the result's words never are
+                self._capture(identity, "", "", [seq], deeds=update.deeds)
             await self._fold_when_caught_up(conversation)
 
     async def _fold_when_caught_up(self, conversation: Conversation) -> None:
@@ -170,12 +171,10 @@ class TurnRunner:
         said: str,
         answered: str,
         seqs: list[int],
-        confirmed_result: str = "",
+        deeds: Sequence[dict] = (),
     ) -> None:
         """Memory capture runs beside the conversation, never in front of the next answer."""
-        capture = asyncio.create_task(
-            self._memory.capture(identity, said, answered, seqs, confirmed_result)
-        )
+        capture = asyncio.create_task(self._memory.capture(identity, said, answered, seqs, deeds))
         self._captures.add(capture)
         capture.add_done_callback(self._captures.discard)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import grpc
+from google.protobuf.json_format import MessageToDict
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from session.feed import Feed
@@ -101,7 +102,12 @@ class SessionService(session_pb2_grpc.SessionServicer):
                 )
             if kind == "result":
                 await self._updates.store(
-                    conversation.id, request.key, request.topic, "result", request.result.text
+                    conversation.id,
+                    request.key,
+                    request.topic,
+                    "result",
+                    request.result.text,
+                    deeds=[MessageToDict(deed) for deed in request.result.deeds],
                 )
                 await self._announce(conversation, "")
             else:

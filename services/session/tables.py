@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    JSON,
     Boolean,
     Column,
     DateTime,
@@ -105,6 +106,9 @@ updates = Table(
     Column("told_seq", Integer, nullable=True),
     # The trace of the work that sent it, linked from the telling.
     Column("trace_context", String(400), nullable=True),
+    # What Violet did for a result (`violet.v1.Deed` JSON objects), captured into memory once
+    # told; the text itself never is.
+    Column("deeds", JSON, nullable=True),
     UniqueConstraint("conversation_id", "key", name="uq_updates_key"),
     Index("ix_updates_untold", "conversation_id", "told_seq"),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,6 +25,8 @@ class Update:
     text: str
     approval_ref: str | None = None
     trace_context: str | None = None
+    # What Violet did for a result, as `violet.v1.Deed` JSON objects.
+    deeds: tuple[dict, ...] = ()
 
 
 class Updates:
@@ -38,6 +41,7 @@ class Updates:
         kind: Kind,
         text: str,
         approval_ref: str | None = None,
+        deeds: Sequence[dict] = (),
     ) -> bool:
         """Stores an update once per key; False when it was already there."""
         try:
@@ -50,6 +54,7 @@ class Updates:
                         kind=kind,
                         text=text,
                         approval_ref=approval_ref,
+                        deeds=list(deeds),
                         created_at=now(),
                         trace_context=carrier(),
                     )
@@ -71,4 +76,12 @@ class Updates:
             ).first()
         if row is None:
             return None
-        return Update(row.id, row.topic, row.kind, row.text, row.approval_ref, row.trace_context)
+        return Update(
+            row.id,
+            row.topic,
+            row.kind,
+            row.text,
+            row.approval_ref,
+            row.trace_context,
+            tuple(row.deeds or ()),
+        )

@@ -17,6 +17,7 @@ from opentelemetry.context import Context
 from violet.models import ModelClient, ModelError, ToolCall
 from violet.models import tools as t
 from worker.cards import card
+from worker.deeds import deeds_of
 from worker.reporter import Reporter
 from worker.store import Request, StaleSession, WorkSession, WorkStore
 from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, activity_line
@@ -64,6 +65,12 @@ def reply_text(message: dict) -> str:
 
 def is_request(message: dict) -> bool:
     return message["role"] == "user" and isinstance(message["content"], str)
+
+
+def this_request(messages: list[dict]) -> list[dict]:
+    """The messages from the latest request on: the exchange of the request under way."""
+    starts = [i for i, message in enumerate(messages) if is_request(message)]
+    return messages[starts[-1] :] if starts else []
 
 
 def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
@@ -236,7 +243,8 @@ class WorkAgent:
         self, session: WorkSession, request: Request, outcome: str, closing: list[dict]
     ) -> None:
         finished = await self._card(session, request.text, outcome)
-        await self._store.finish(session, request, outcome, finished, closing)
+        deeds = deeds_of(this_request(session.messages), request.text)
+        await self._store.finish(session, request, outcome, deeds, finished, closing)
         self._reporter.wake()
 
 

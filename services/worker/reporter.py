@@ -12,11 +12,12 @@ import uuid
 from datetime import datetime
 
 import grpc
+from google.protobuf.json_format import ParseDict
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from violet.channels import Peers
 from violet.identity import service_identity
-from violet.v1 import router_pb2, router_pb2_grpc, session_pb2, session_pb2_grpc
+from violet.v1 import deeds_pb2, router_pb2, router_pb2_grpc, session_pb2, session_pb2_grpc
 from worker.store import Outgoing, WorkStore
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,9 @@ class Reporter:
         update = session_pb2.WorkUpdate(topic=outgoing.topic, key=outgoing.key)
         if outgoing.kind == "result":
             update.result.text = payload["text"]
+            # A result stored before deeds were reported has none.
+            for deed in payload.get("deeds", []):
+                update.result.deeds.append(ParseDict(deed, deeds_pb2.Deed()))
         else:
             update.approval.approval = payload["approval"]
             update.approval.question = payload["question"]

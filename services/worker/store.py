@@ -437,10 +437,12 @@ class WorkStore:
         session: WorkSession,
         request: Request,
         outcome: str,
+        deeds: list[dict],
         card: dict,
         closing: list[dict],
     ) -> None:
-        """Ends the request: its closing messages, its outcome, the result and the card to send."""
+        """Ends the request: its closing messages, its outcome, the result (with what Violet did,
+        as `violet.v1.Deed` JSON objects) and the card to send."""
         async with self._sessions() as db, db.begin():
             if closing:
                 await self._append(db, session, closing, request.id)
@@ -448,7 +450,9 @@ class WorkStore:
                 db, request.id, status="done", outcome=outcome, finished_at=now()
             )
             await self._enqueue(
-                db, session, Send("result", f"result:{request.id}", {"text": outcome})
+                db,
+                session,
+                Send("result", f"result:{request.id}", {"text": outcome, "deeds": deeds}),
             )
             await self._enqueue(db, session, Send("card", "", card))
 

@@ -199,6 +199,7 @@ async def test_start_work_returns_at_once_and_the_page_comes_back_as_a_result(
     result = await worker.peers.wait("result", topic)
     assert "The Violet Test Page" in result.result.text
     assert "Violets are blue" in result.result.text
+    assert list(result.result.deeds) == []  # reading a page is no deed of Violet's
     lines = activity(worker, topic)
     assert "Reading the page" in lines
     assert all(2 <= len(line.split()) <= 7 for line in lines if line)
@@ -216,6 +217,9 @@ async def test_a_calculation_runs_in_the_sandbox(worker: WorkerUnderTest) -> Non
     topic = await worker.start_work(person(), "calculate 17*23")
     result = await worker.peers.wait("result", topic)
     assert "391" in result.result.text
+    [deed] = result.result.deeds
+    assert (deed.calculated.expression, deed.calculated.value) == ("17*23", "391")
+    assert deed.asked == "calculate 17*23"
     assert "Working it out" in activity(worker, topic)
 
 
@@ -224,6 +228,7 @@ async def test_a_note_is_written_into_the_persons_own_folder(worker: WorkerUnder
     topic = await worker.start_work(someone, "write a note shopping: milk, eggs and bread")
     result = await worker.peers.wait("result", topic)
     assert "note-shopping.md" in result.result.text
+    assert [deed.wrote.name for deed in result.result.deeds] == ["note-shopping.md"]
     saved = worker.folder(someone) / "documents" / "note-shopping.md"
     assert "milk, eggs and bread" in saved.read_text()
 
@@ -250,6 +255,7 @@ async def test_an_email_waits_for_yes_and_then_goes_through_the_relay(
     assert sent.body == "hi there"
     result = await worker.peers.wait("result", topic)
     assert "Sent the email to a@example.org" in result.result.text
+    assert [deed.sent.to for deed in result.result.deeds] == ["a@example.org"]
 
 
 async def test_an_email_the_person_declines_is_never_sent(worker: WorkerUnderTest) -> None:
@@ -259,6 +265,7 @@ async def test_an_email_the_person_declines_is_never_sent(worker: WorkerUnderTes
     await worker.answer(someone, asked.approval.approval, approved=False)
     result = await worker.peers.wait("result", topic)
     assert "didn't send" in result.result.text
+    assert list(result.result.deeds) == []
     await asyncio.sleep(0.5)
     assert not worker.smtp.to("b@example.org")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memory.deeds import Deed
 from memory.runtime import Memory, migrate, open_memory
 from memory.settings import MemorySettings
 from memory.store import NewTurn
@@ -52,13 +53,13 @@ async def memory(settings: MemorySettings) -> AsyncIterator[Memory]:
         yield opened
 
 
-def said(text: str, seq: int, result: str | None = None, answer: str = "Noted.") -> NewTurn:
+def said(text: str, seq: int, answer: str = "Noted.", deeds: tuple[Deed, ...] = ()) -> NewTurn:
     return NewTurn(
         person_message=text,
         violet_answer=answer,
-        confirmed_result=result,
         source_seqs=(seq, seq + 1),
         at=START + timedelta(minutes=seq),
+        deeds=deeds,
     )
 
 

@@ -221,7 +221,6 @@ async def test_structured_calls_in_rules_mode_follow_the_offline_rules(client, m
         client,
         person_message="I live in Oslo.",
         violet_answer="Nice.",
-        confirmed_result=None,
         person=PERSON,
     )
     assert [(i.origin, i.quote) for i in items] == [("you", "I live in Oslo")]

@@ -1,4 +1,4 @@
-"""Consolidation: duplicates merge, a newer fact on the same subject supersedes an older one."""
+"""One item per fact: duplicates merge, a newer fact on the same subject supersedes an older one."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.consolidation import Step, plan
+from memory.merging import Step, plan
 from memory.store import FACT, Item
 from memory.subjects import Subject, subject_of
 

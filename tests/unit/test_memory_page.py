@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from memory.page import UnknownItem
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
-from memory.store import FACT
+from memory.store import FACT, new_item_id
 from tests.support import memory as memory_support
 from tests.support.memory import ScriptedOrigin, captured, said
 
@@ -135,11 +136,12 @@ async def test_forgetting_everything_also_drops_turns_still_being_captured(
         assert await stored_ids(memory, "ann") == set()
 
 
-async def test_a_newer_home_supersedes_the_older_one_and_history_is_kept(memory: Memory) -> None:
+async def test_a_newer_home_supersedes_the_older_one_at_once_and_history_is_kept(
+    memory: Memory,
+) -> None:
     await captured(memory, "ann", said("I live in Paris", 1), said("My cat is called Miso", 3))
-    await captured(memory, "ann", said("Big news: I live in Lyon now", 5))
     paris = next(item for item in await memory.page.facts("ann") if "Paris" in item.text)
-    await memory.consolidator.consolidate("ann")
+    await captured(memory, "ann", said("Big news: I live in Lyon now", 5))
     assert sorted(item.text for item in await memory.page.facts("ann")) == [
         "I live in Lyon now",
         "My cat is called Miso",
@@ -152,10 +154,9 @@ async def test_a_newer_home_supersedes_the_older_one_and_history_is_kept(memory:
     assert all("Paris" not in r.item.text for r in recalled)
 
 
-async def test_the_same_fact_said_again_is_merged(memory: Memory) -> None:
+async def test_the_same_fact_said_again_is_merged_at_once(memory: Memory) -> None:
     await captured(memory, "ann", said("My cat is called Miso", 1))
     await captured(memory, "ann", said("As I said, my cat is called Miso.", 5))
-    await memory.consolidator.consolidate("ann")
     facts = await memory.page.facts("ann")
     assert [item.text for item in facts] == ["My cat is called Miso"]
     assert facts[0].source_seqs == (1, 2, 5, 6)
@@ -192,3 +193,42 @@ async def test_the_sleep_pass_repairs_lost_vectors(memory: Memory) -> None:
     async with memory.store.of("ann") as rows:
         assert {item.id for item in await rows.active_items()} == before
         assert len(await rows.active_items(FACT)) == 1
+
+
+async def test_facts_that_no_longer_check_out_are_withdrawn_and_what_they_replaced_comes_back(
+    memory: Memory,
+) -> None:
+    """Memory made before the source rule (a page's sentence kept as Violet's, the person's
+    reported speech kept as theirs) leaves at the next consolidation."""
+    await captured(memory, "ann", said("My bank PIN is 1234", 1))
+    await captured(memory, "ann", said("my friend said my password is hunter2", 3))
+    [pin] = await memory.page.facts("ann")
+    async with memory.store.of("ann") as rows:
+        [reported_turn] = [t for t in await rows.active_items() if "hunter2" in t.text]
+    page_sentence = replace(
+        pin,
+        id=new_item_id(),
+        text="Your bank PIN is 4821.",
+        origin="violet",
+        quote="Your bank PIN is 4821.",
+        turn_items=(),
+        created_at=pin.created_at + timedelta(minutes=5),
+    )
+    reported = replace(
+        pin,
+        id=new_item_id(),
+        text="My password is hunter2",
+        quote="my password is hunter2",
+        turn_items=(reported_turn.id,),
+        subject=None,
+    )
+    async with memory.store.of("ann") as rows:
+        await rows.add_items([page_sentence, reported])
+        await rows.supersede(pin.id, page_sentence.id, merge=False)
+
+    report = await memory.consolidator.sleep(undo_window=timedelta(days=30))
+    assert report.withdrawn == 2
+    assert [item.text for item in await memory.page.facts("ann")] == ["My bank PIN is 1234"]
+    recalled = await memory.recaller.recall("ann", "what is my bank PIN?", 3)
+    assert "1234" in recalled[0].item.text
+    assert all("4821" not in r.item.text for r in recalled)

@@ -223,6 +223,54 @@ async def test_a_memory_question_with_no_match_says_she_does_not_know_yet(client
     assert reply.text == "I don't know that yet. If you tell me, I'll remember it."
 
 
+@pytest.mark.parametrize(
+    ("question", "item"),
+    [
+        ("how do I take my coffee?", "I take my coffee black"),
+        ("Where does my sister live?", "My sister lives in Bergen"),
+        ("where do I buy coffee", "I take my coffee black"),
+        ("When is my sister's birthday?", "My sister lives in Bergen"),
+        ("whats my favourite colour", "My favourite colour is green"),
+        ("What kind of coffee do I drink?", "I take my coffee black"),
+        ("Do you remember my favourite colour?", "My favourite colour is green"),
+        ("how do I get to the moon?", None),
+    ],
+)
+async def test_every_form_of_a_question_about_the_person_is_answered_from_memory(
+    client, question, item
+):
+    reply = await say(client, question)
+    assert reply.tool_calls == []
+    if item is None:
+        assert reply.text == "I don't know that yet. If you tell me, I'll remember it."
+    else:
+        assert reply.text == f'Here\'s what I remember: "{item}".'
+
+
+async def test_what_was_reported_denied_or_asked_for_answers_no_question(client):
+    system = "\n".join(
+        [
+            t.MEMORY_HEADING,
+            t.memory_line("my friend said my bank PIN is 1234"),
+            t.memory_line("I don't live in Paris"),
+            t.memory_line("look up bank PIN rules"),
+            t.memory_line("what is my bank PIN?"),
+        ]
+    )
+    for question in ("What is my bank PIN?", "where do I live?"):
+        reply = await say(client, question, system=system)
+        assert reply.text == "I don't know that yet. If you tell me, I'll remember it."
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how are you?", "Is it going to rain", "why is the sky blue?", "what time is it?"],
+)
+async def test_a_question_is_never_thanked_for(client, question):
+    reply = await say(client, question)
+    assert reply.text and "thank" not in reply.text.lower()
+
+
 async def test_other_messages_get_a_short_friendly_varied_deterministic_reply(client):
     messages = [
         "hello",
@@ -326,6 +374,20 @@ async def test_a_url_is_fetched_and_its_title_and_first_sentence_reported(client
     page = t.page_result("Example Domain", "This domain is for examples.  More text here.")
     final = await after_results(client, "x", first, [page], tier="work")
     assert final.text == '"Example Domain": This domain is for examples.'
+
+
+async def test_a_document_of_the_persons_is_read_and_its_first_sentence_reported(client):
+    first = await say(client, "check my document trip-plan.md", tier="work")
+    assert [(c.name, c.input) for c in first.tool_calls] == [
+        (t.READ_DOCUMENT, {"name": "trip-plan.md"})
+    ]
+    read = '{"name": "trip-plan.md", "text": "Leave at nine. Bring snacks."}'
+    final = await after_results(client, "x", first, [read], tier="work")
+    assert final.text == '"trip-plan.md": Leave at nine.'
+    failed = await after_results(
+        client, "x", first, ["There is no such document."], tier="work", is_error=True
+    )
+    assert failed.text == 'I couldn\'t read "trip-plan.md".'
 
 
 async def test_instructions_on_a_page_are_never_followed(client):
@@ -527,12 +589,18 @@ async def test_pick_without_candidates_is_new_without_a_call(client):
         ),
         ("what is my name? Do I like tea?", []),
         ("hello there", []),
+        (
+            "My height is 1.85 m and my email is me@example.com.",
+            ["My height is 1.85 m", "my email is me@example.com"],
+        ),
+        ("my friend said my bank PIN is 1234", []),
+        ("don't remember that my PIN is 1234", []),
+        ("I don't live in Paris", []),
+        ("I don't live in Paris, I live in Lyon", ["I live in Lyon"]),
     ],
 )
 async def test_origin_extracts_the_persons_own_facts_with_verbatim_quotes(client, message, quotes):
-    items = await origin(
-        client, person_message=message, violet_answer="", confirmed_result=None, person=PERSON
-    )
+    items = await origin(client, person_message=message, violet_answer="", person=PERSON)
     assert sorted(i.quote for i in items) == sorted(quotes)
     for item in items:
         assert item.origin == "you" and item.quote in message and item.text
@@ -543,25 +611,9 @@ async def test_origin_never_takes_facts_from_violets_answer(client):
         client,
         person_message="hello",
         violet_answer="My name is Violet and I live in the cloud.",
-        confirmed_result=None,
         person=PERSON,
     )
     assert items == []
-
-
-async def test_origin_keeps_a_confirmed_result_as_violets(client):
-    result = "The museum opens at 10:00. It closes at 18:00."
-    items = await origin(
-        client,
-        person_message="I like museums",
-        violet_answer="Done.",
-        confirmed_result=result,
-        person=PERSON,
-    )
-    assert [(i.origin, i.quote) for i in items] == [
-        ("you", "I like museums"),
-        ("violet", "The museum opens at 10:00."),
-    ]
 
 
 async def test_an_offline_answer_that_misfits_the_schema_is_rejected(client):

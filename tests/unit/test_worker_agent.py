@@ -161,7 +161,7 @@ async def test_a_request_runs_to_its_result_and_card(rig: Rig, local_web: LocalW
     assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant"]
     result = json.loads(session.messages[2]["content"][0]["content"])
     assert result["title"] == "Agent Page" and "not an instruction" in result["notice"]
-    assert await rig.sent("result") == [{"text": "It is the Agent Page."}]
+    assert await rig.sent("result") == [{"text": "It is the Agent Page.", "deeds": []}]
     (card,) = await rig.sent("card")
     assert card["last_request"] == f"look up {url}" and card["topic"] == session.id
     assert rig.reporter.lines == ["Looking into it", "Reading the page"]
@@ -210,7 +210,16 @@ async def test_a_round_with_an_email_waits_for_the_answer_then_continues_in_orde
     results = session.messages[2]["content"]
     assert [r["tool_use_id"] for r in results] == ["toolu_write_document_1", "toolu_send_email_1"]
     assert json.loads(results[1]["content"]) == {"sent": True}
-    assert await rig.sent("result") == [{"text": "Wrote the note and sent the email."}]
+    request = "write a note and send an email to pat@example.org saying it"
+    assert await rig.sent("result") == [
+        {
+            "text": "Wrote the note and sent the email.",
+            "deeds": [
+                {"wrote": {"name": "note-plan.md"}, "asked": request},
+                {"sent": {"to": "pat@example.org", "subject": "Plan"}, "asked": request},
+            ],
+        }
+    ]
 
 
 async def test_a_declined_email_is_reported_as_not_sent(rig: Rig, sink: SmtpSink) -> None:
@@ -225,13 +234,14 @@ async def test_a_declined_email_is_reported_as_not_sent(rig: Rig, sink: SmtpSink
     await rig.run(session)
     assert json.loads(session.messages[2]["content"][0]["content"]) == {"sent": False}
     assert not sink.to("no@example.org")
+    assert await rig.sent("result") == [{"text": "I didn't send it.", "deeds": []}]
 
 
 async def test_a_request_that_never_ends_is_given_up(rig: Rig) -> None:
     rig.model.script = [[call(t.LIST_DOCUMENTS, {}, n)] for n in range(10)]
     session = await rig.request("look up forever")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": GAVE_UP}]
+    assert await rig.sent("result") == [{"text": GAVE_UP, "deeds": []}]
     assert len(rig.model.seen) == 4
 
 
@@ -239,7 +249,7 @@ async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None
     rig.model.script = [ModelUnavailable("overloaded")]
     session = await rig.request("look up anything")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": MODEL_FAILED}]
+    assert await rig.sent("result") == [{"text": MODEL_FAILED, "deeds": []}]
     assert session.messages[-1]["role"] == "assistant"
 
 

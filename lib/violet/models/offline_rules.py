@@ -19,11 +19,13 @@ from violet.models.offline_text import (
     content_words,
     first_sentence,
     json_object,
+    sentences,
     shorten,
     squash,
     stable_index,
     strip_lead,
 )
+from violet.statements import states
 
 WORK_VERB = re.compile(
     r"^(?:look up|find|check|research|plan|remind me|fetch|calculate|write|send)\b", re.IGNORECASE
@@ -38,9 +40,23 @@ _EMAIL = re.compile(
     r"(?:saying|that says)\s*:?\s*(?P<text>.+)$",
     re.IGNORECASE | re.DOTALL,
 )
+# Questions about the person: what/where/when/who/how is my X, what/how/where/when do I ... (or
+# does my X ...), do you remember my X.
 _MEMORY_QUESTION = re.compile(
-    r"^what(?:\s+is|'s|’s)\s+my\s+(?P<what>.+?)[\s?.!]*$|^what\s+do\s+i\s+(?P<do>.+?)[\s?.!]*$",
+    r"^(?:(?:what|where|when|who|how|which)(?:\s+is|\s+are|\s+was|'s|’s|s)\s+my\s+"
+    r"|(?:what|how|where|when|which|who)\b(?:\s+[\w'’-]+){0,3}?\s+(?:do\s+i|did\s+i|does\s+my)\s+"
+    r"|(?:do|did)\s+you\s+(?:remember|know)\s+(?:what\s+|where\s+|when\s+)?(?:my|i)\s+)"
+    r"\S.*$",
     re.IGNORECASE | re.DOTALL,
+)
+_ASKING = re.compile(
+    r"\?\s*$|^(?:what|who|whom|whose|where|when|why|how|which|is|are|am|do|does|did|can"
+    r"|could|would|will|should|shall|have|has)\b",
+    re.IGNORECASE,
+)
+_DOCUMENT_NAME = re.compile(
+    r"\bmy\s+(?:document|note|list|file)\s+[\"'“]?(?P<name>[\w][\w .-]*?\.(?:md|txt|csv))\b",
+    re.IGNORECASE,
 )
 _SEARCH_VERB = re.compile(
     r"^(?:look up|find out|find|check|research|fetch|plan|remind me)\b\s*(?:about\b|for\b)?\s*",
@@ -59,6 +75,13 @@ FRIENDLY = (
     "All right. If you'd like me to look something up, just ask.",
     "I see. What else is on your mind?",
 )
+# For a question that is not about the person: never a thank-you.
+ASKED = (
+    "I'm not sure about that one. If you'd like, ask me to look it up and I'll find out.",
+    "Good question! Ask me to look it up and I'll find out for you.",
+    "I don't know that offhand, but I can look it up for you if you like.",
+)
+DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 
 
 @dataclass
@@ -152,12 +175,12 @@ def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolId
             promise = shorten(squash(words).rstrip("?.! "), 80)
             blocks.append(ids.call(t.RECORD_PROMISE, {"text": promise}))
         return blocks
-    question = _MEMORY_QUESTION.match(words)
-    if question:
-        return [_text(recall_answer(question.group("what") or question.group("do"), system))]
+    if _MEMORY_QUESTION.match(words):
+        return [_text(recall_answer(words, system))]
     if facts(text):
         return [_text("Thanks, I'll remember that.")]
-    return [_text(FRIENDLY[stable_index(squash(words).lower(), len(FRIENDLY))])]
+    replies = ASKED if _ASKING.search(words) else FRIENDLY
+    return [_text(replies[stable_index(squash(words).lower(), len(replies))])]
 
 
 def retell(text: str) -> str:
@@ -215,16 +238,25 @@ def remembered(system: str) -> list[str]:
 
 
 def recall_answer(asked: str, system: str) -> str:
+    """Quotes the remembered item that shares most words with the question, counting only its
+    sentences that state something."""
     wanted = content_words(asked)
     best, overlap = "", 0
-    # An earlier question is not something the person told: it answers nothing.
-    for item in (line for line in remembered(system) if not line.rstrip().endswith("?")):
-        shared = len(wanted & content_words(item))
+    for item in remembered(system):
+        shared = max((len(wanted & content_words(said)) for said in told(item)), default=0)
         if shared > overlap:
             best, overlap = item, shared
     if not best:
-        return "I don't know that yet. If you tell me, I'll remember it."
+        return DONT_KNOW
     return f'Here\'s what I remember: "{best}".'
+
+
+def told(item: str) -> list[str]:
+    """The sentences of a remembered item that tell something: an earlier question, a request
+    to Violet, or words denied, reported or supposed answer nothing."""
+    return [
+        said for said in sentences(item) if states(said) and not WORK_VERB.match(strip_lead(said))
+    ]
 
 
 def after_tools(turn: Turn) -> str:
@@ -280,6 +312,9 @@ def plan(words: str) -> tuple[str, dict]:
     url = _URL.search(words)
     if url:
         return t.FETCH_PAGE, {"url": url.group(0).rstrip(".,;:!?")}
+    named = _DOCUMENT_NAME.search(words)
+    if named:
+        return t.READ_DOCUMENT, {"name": named.group("name").strip()}
     query = _SEARCH_VERB.sub("", words, count=1).strip().rstrip("?.!") or words
     return t.WEB_SEARCH, {"query": squash(query)}
 
@@ -324,6 +359,15 @@ def _page_report(tool_input: dict, result: str, failed: bool) -> str:
     title = squash(str(page.get("title") or "")) or url
     sentence = first_sentence(str(page.get("text") or "")) or "the page has no text."
     return f'"{title}": {sentence}'
+
+
+def _reading_report(tool_input: dict, result: str, failed: bool) -> str:
+    name = tool_input.get("name", "the document")
+    document = json_object(result)
+    if failed or document is None:
+        return f'I couldn\'t read "{name}".'
+    sentence = first_sentence(str(document.get("text") or "")) or "it is empty."
+    return f'"{document.get("name") or name}": {sentence}'
 
 
 def _python_report(tool_input: dict, result: str, failed: bool) -> str:
@@ -378,6 +422,7 @@ _REPORTS = {
     t.FETCH_PAGE: _page_report,
     t.RUN_PYTHON: _python_report,
     t.WRITE_DOCUMENT: _document_report,
+    t.READ_DOCUMENT: _reading_report,
     t.SEND_EMAIL: _email_report,
     t.WEB_SEARCH: _search_report,
 }

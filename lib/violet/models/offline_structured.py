@@ -1,5 +1,5 @@
 """The offline model's structured answers: an extractive fold, a score-threshold pick, and
-pattern-based memory origins."""
+pattern-based memory origins (the person's own statements only)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,20 @@ from violet.models.structured import (
     SUMMARY_MAX_CHARS,
     read_input,
 )
+from violet.statements import stated
 
 LINE_MAX_CHARS = 160
-_CLAUSE_END = r"(?=\s*(?:[.!?;,\n]|$)|\s+(?:and|but)\s+(?:i|my)\b)"
+# A clause ends at punctuation before a space or the end ("1.85 m" and "a@b.org" go on).
+_CLAUSE_END = r"(?=\s*(?:[.!?;,](?=\s|$)|\n|$)|\s+(?:and|but)\s+(?:i|my)\b)"
 _MY_IS = re.compile(
     rf"\bmy\s+(?:[\w'’-]+\s+){{0,3}}?[\w'’-]+\s+is\s+.+?{_CLAUSE_END}", re.IGNORECASE
 )
 _I_VERB = re.compile(
     rf"\bi\s+(?:take|like|love|prefer|live\s+in)\s+.+?{_CLAUSE_END}", re.IGNORECASE
 )
-_REMEMBER = re.compile(r"\bremember\s+that\s+(?P<fact>.+?)(?=\s*(?:[.!?;\n]|$))", re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_VERBATIM_SENTENCE = re.compile(r"\s*(.+?[.!?])(?=\s|$)", re.DOTALL)
+_REMEMBER = re.compile(
+    r"\bremember\s+that\s+(?P<fact>.+?)(?=\s*(?:[.!?;](?=\s|$)|\n|$))", re.IGNORECASE
+)
 _DONE = re.compile(r"^\W*done\b", re.IGNORECASE)
 
 
@@ -40,21 +42,19 @@ def structured_answer(name: str, prompt: str) -> dict:
 
 def facts(message: str) -> list[tuple[str, str]]:
     """(text, quote) for each fact the person states: `my X is Y`, `I take|like|love|prefer|
-    live in X`, `remember that X`. Quotes are verbatim; questions state no facts, except a
-    `remember that`."""
+    live in X`, `remember that X`. Quotes are verbatim; words the person asks, denies, reports
+    or supposes state no fact (`violet.statements`)."""
     found: list[tuple[str, str]] = []
     taken: list[range] = []
     for match in _REMEMBER.finditer(message):
-        found.append((_sentence_case(match.group("fact")), match.group(0)))
         taken.append(range(match.start(), match.end()))
-    for sentence in _SENTENCE.finditer(message):
-        if sentence.group(0).rstrip().endswith("?"):
-            continue
-        for pattern in (_MY_IS, _I_VERB):
-            for match in pattern.finditer(sentence.group(0)):
-                start = sentence.start() + match.start()
-                if any(start in span for span in taken):
-                    continue
+        if stated(message, match.start(), match.end()):
+            found.append((_sentence_case(match.group("fact")), match.group(0)))
+    for pattern in (_MY_IS, _I_VERB):
+        for match in pattern.finditer(message):
+            if any(match.start() in span for span in taken):
+                continue
+            if stated(message, match.start(), match.end()):
                 found.append((_sentence_case(match.group(0)), match.group(0)))
     return list(dict.fromkeys(found))
 
@@ -123,17 +123,12 @@ def _pick(data: dict) -> dict:
 
 
 def _origin(data: dict) -> dict:
-    items = [
-        {"text": text, "origin": "you", "quote": quote}
-        for text, quote in facts(data["person_message"])
-    ]
-    result = data.get("confirmed_result")
-    if result and result.strip():
-        found = _VERBATIM_SENTENCE.match(result)
-        quote = found.group(1) if found else result.strip()
-        quote = quote[:300]
-        items.append({"text": squash(quote), "origin": "violet", "quote": quote})
-    return {"items": items}
+    return {
+        "items": [
+            {"text": text, "origin": "you", "quote": quote}
+            for text, quote in facts(data["person_message"])
+        ]
+    }
 
 
 _RULES: dict[str, Callable[[dict], dict]] = {FOLD: _fold, PICK: _pick, ORIGIN: _origin}

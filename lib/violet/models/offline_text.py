@@ -9,6 +9,7 @@ import re
 _LEAD = re.compile(r"^\s*(?:(?:please|can you|could you)\b[\s,]*)+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.DOTALL)
+_SENTENCES = re.compile(r".+?(?:[.!?]+(?=\s|$)|$)")
 
 _STOPWORDS = """
 a an the is are was were be been am i me my mine you your yours we our it its this that these
@@ -45,6 +46,10 @@ def first_sentence(text: str, limit: int = 300) -> str:
     flat = squash(text)
     found = _SENTENCE.match(flat)
     return shorten(found.group(1) if found else flat, limit)
+
+
+def sentences(text: str) -> list[str]:
+    return [found.strip() for found in _SENTENCES.findall(squash(text)) if found.strip()]
 
 
 def shorten(text: str, limit: int) -> str:

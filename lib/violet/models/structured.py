@@ -50,7 +50,7 @@ class Pick:
 @dataclass
 class OriginItem:
     text: str
-    origin: Literal["you", "violet"]
+    origin: Literal["you"]
     quote: str
 
 
@@ -105,11 +105,12 @@ def pick_schema(candidate_ids: list[str]) -> dict:
     )
 
 
-def origin_schema(with_result: bool) -> dict:
-    origins = ["you", "violet"] if with_result else ["you"]
+def origin_schema() -> dict:
+    # Only the person's own words make items here: Violet's own outcomes reach memory as deeds,
+    # in words the memory service's code chooses.
     item = strict_object(
         text={"type": "string", "description": "The fact, in a short sentence."},
-        origin={"type": "string", "enum": origins},
+        origin={"type": "string", "enum": ["you"]},
         quote={"type": "string", "description": "The exact words that show it, copied."},
     )
     return strict_object(items={"type": "array", "items": item})
@@ -128,10 +129,11 @@ PICK_INSTRUCTIONS = (
     "with the topic's id, your confidence from 0 to 1, and a short reason."
 )
 ORIGIN_INSTRUCTIONS = (
-    "Find what is worth remembering about the person in this exchange. Take facts only from the "
-    "person's own message (origin \"you\"), never from Violet's answer; when a confirmed result "
-    'is given, also keep that result (origin "violet"). For each item copy the exact words '
-    "that show it as the quote. Return no items when there is nothing to keep."
+    "Find what is worth remembering about the person in this exchange. Take facts only from "
+    'what the person states about themselves in their own message (origin "you"), never from '
+    "Violet's answer. Leave out what the person reports others saying, denies, supposes, asks, "
+    "or asks you not to remember. For each item copy the exact words that show it as the "
+    "quote. Return no items when there is nothing to keep."
 )
 
 
@@ -187,18 +189,13 @@ async def origin(
     *,
     person_message: str,
     violet_answer: str,
-    confirmed_result: str | None,
     person: str,
 ) -> list[OriginItem]:
-    data = {
-        "person_message": person_message,
-        "violet_answer": violet_answer,
-        "confirmed_result": confirmed_result,
-    }
+    data = {"person_message": person_message, "violet_answer": violet_answer}
     answer = await client.structured(
         name=ORIGIN,
         description="Record the items worth remembering, each with its origin and quote.",
-        schema=origin_schema(confirmed_result is not None),
+        schema=origin_schema(),
         prompt=with_input(ORIGIN_INSTRUCTIONS, data),
         person=person,
     )

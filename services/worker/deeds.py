@@ -1,0 +1,114 @@
+"""What Violet did for a request, read from the actions the worker carried out.
+
+A request's result goes to the person as words, and those words may carry a page's or a
+document's text. Memory gets none of them: it gets deeds, structured, with Violet's own
+parameters, read from the tool calls and their results, never from a model's report:
+- a calculation: a program that prints one arithmetic expression, run without error, whose
+  output is a number;
+- a document written, by the name it was saved under;
+- an email sent (not one declined or failed), to whom and about what.
+Fetching a page, searching, reading a document and asking other work are reading, not deeds:
+they give memory nothing. The memory service decides what of a deed it keeps.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+from violet.models import tools as t
+
+# Operations and functions a calculation may use: arithmetic, nothing that names a thing.
+_OPERATORS = (
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.Pow,
+    ast.USub,
+    ast.UAdd,
+)
+_FUNCTIONS = frozenset({"abs", "round", "min", "max", "pow"})
+_NUMBER = re.compile(r"^-?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)(?:e[+-]?\d+)?$", re.IGNORECASE)
+
+
+def deeds_of(exchange: list[dict], asked: str) -> list[dict]:
+    """The deeds of one request's exchange (its messages from the request on), as
+    `violet.v1.Deed` JSON objects, in the order they were done."""
+    calls = {
+        block["id"]: block
+        for message in exchange
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_use"
+    }
+    found = []
+    for message in exchange:
+        if message["role"] != "user" or not isinstance(message["content"], list):
+            continue
+        for block in message["content"]:
+            call = calls.get(block.get("tool_use_id", ""))
+            if block.get("type") != "tool_result" or call is None or block.get("is_error"):
+                continue
+            deed = _deed(call["name"], dict(call.get("input") or {}), _json(block.get("content")))
+            if deed:
+                found.append({**deed, "asked": asked})
+    return found
+
+
+def _deed(name: str, tool_input: dict, result: dict) -> dict | None:
+    if name == t.RUN_PYTHON:
+        expression = arithmetic_printed(str(tool_input.get("code", "")))
+        lines = [line.strip() for line in str(result.get("stdout", "")).splitlines()]
+        value = next((line for line in reversed(lines) if line), "")
+        if expression and result.get("exit_code") == 0 and _NUMBER.match(value):
+            return {"calculated": {"expression": expression, "value": value}}
+        return None
+    if name == t.WRITE_DOCUMENT and result.get("name"):
+        return {"wrote": {"name": str(result["name"])}}
+    if name == t.SEND_EMAIL and result.get("sent") is True:
+        sent = {"to": str(tool_input.get("to", "")), "subject": str(tool_input.get("subject", ""))}
+        return {"sent": sent}
+    return None
+
+
+def arithmetic_printed(code: str) -> str | None:
+    """The expression of a program that only prints one arithmetic expression, as written."""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    call = tree.body[0].value
+    printing = isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    if not printing or call.func.id != "print" or len(call.args) != 1 or call.keywords:
+        return None
+    expression = call.args[0]
+    if not all(_arithmetic(node) for node in ast.walk(expression)):
+        return None
+    return ast.get_source_segment(code.strip(), expression)
+
+
+def _arithmetic(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, ast.Call):
+        named = isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
+        return named and not node.keywords
+    if isinstance(node, ast.Name):
+        return node.id in _FUNCTIONS  # the called function's own name
+    return isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Load, *_OPERATORS))
+
+
+def _json(content: object) -> dict:
+    if not isinstance(content, str):
+        return {}
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
