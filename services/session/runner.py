@@ -161,6 +161,7 @@ class TurnRunner:
             span.set_attribute("violet.fold.folded", result.folded)
             span.set_attribute("violet.fold.forced", result.forced)
             span.set_attribute("violet.fold.failed", result.failed)
+            span.set_attribute("violet.fold.asked", result.asked)
             if result.folded or result.failed:
                 FOLDS.add(1, {"violet.fold.outcome": "failed" if result.failed else "folded"})
 

@@ -31,7 +31,10 @@ STORED = [
 def test_answering_a_message_sees_earlier_answers_right_after_their_questions() -> None:
     said = as_said(STORED, upto=2)
     assert [m.seq for m in said] == [1, 4, 2]
-    assert model_messages(said)[-1] == {"role": "user", "content": "what is my dog called?"}
+    assert model_messages(said)[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "what is my dog called?"}],
+    }
 
 
 def test_later_messages_and_their_answers_are_not_seen_yet() -> None:
