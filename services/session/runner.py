@@ -65,6 +65,13 @@ class TurnRunner:
             return
         self._tasks[conversation.id] = asyncio.create_task(self._drain(conversation))
 
+    async def idle(self, conversation: Conversation) -> None:
+        """Returns once nothing of the conversation is under way here: for a caller that says
+        one message at a time and waits for its answer and the fold after it (the benchmark)."""
+        task = self._tasks.get(conversation.id)
+        if task is not None:
+            await asyncio.shield(task)
+
     async def sweep_forever(self, every_s: float) -> None:
         while True:
             try:

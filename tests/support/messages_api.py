@@ -15,8 +15,8 @@ one of its breakpoints or up to 20 blocks before one. `usage` then splits the pr
 are estimated as a quarter of the characters. `advance_clock(s)` moves the cache's time on.
 
 A promise script (`promise_script(every, keeps)`) makes the main model record a promise on every
-`every`-th turn it opens and, when it keeps them, keep the oldest one listed in Open items on the
-turn before each new one; other calls follow the queue and the rules as before.
+`every`-th of the person's turns and, when it keeps them, keep the oldest one listed in Open items
+on the turn before each new one; other calls follow the queue and the rules as before.
 
 In a test:
 
@@ -437,8 +437,9 @@ class PromptCache:
 
 @dataclass
 class PromiseScript:
-    """A main model that records a promise on every `every`-th turn it opens and, when it
-    `keeps` them, keeps the oldest promise of Open items on the turn before each new one."""
+    """A main model that records a promise on every `every`-th of the person's turns and, when
+    it `keeps` them, keeps the oldest promise of Open items on the turn before each new one.
+    Updates it is given to tell, it tells."""
 
     every: int
     keeps: bool = False
@@ -446,7 +447,7 @@ class PromiseScript:
 
     def answer(self, body: dict) -> list[dict] | None:
         offered = {tool["name"] for tool in body.get("tools") or []}
-        if violet_tools.RECORD_PROMISE not in offered or not opens_turn(body):
+        if violet_tools.RECORD_PROMISE not in offered or not answers_person(body):
             return None
         self.turns += 1
         if self.turns % self.every == 0:
@@ -468,6 +469,15 @@ def opens_turn(body: dict) -> bool:
     content = messages[-1].get("content")
     blocks = content if isinstance(content, list) else [{"type": "text"}]
     return any(b.get("type") != "tool_result" for b in blocks)
+
+
+def answers_person(body: dict) -> bool:
+    """Whether a request opens a turn that answers the person, not one telling an update."""
+    if not opens_turn(body):
+        return False
+    content = body["messages"][-1]["content"]
+    first = content if isinstance(content, str) else block_text(content[:1])
+    return not first.startswith(violet_tools.UPDATE_PREFIX)
 
 
 def _scripted_call(name: str, tool_input: dict) -> dict:
