@@ -17,15 +17,19 @@ tokens (a quarter of the characters of each block's JSON).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
@@ -46,7 +50,8 @@ from violet.models.offline_rules import WORK_VERB
 from violet.models.offline_text import strip_lead
 from violet.models.tools import RECORD_PROMISE, UPDATE_PREFIX, is_memory_note
 
-EARLY_TURNS = range(40, 60)  # turns 40 to 60: the summary has filled up by then
+EARLY_TURNS = range(40, 61)  # turns 40 to 60: the summary has filled up by then
+REPO = Path(__file__).resolve().parents[2]
 
 
 class RecentSentences:
@@ -154,10 +159,17 @@ class Economy:
     def turns(self) -> int:
         return len(self.sizes)
 
-    def size_ratio(self, late: int = 20) -> float:
-        """Mean size over the last `late` turns against turns 40 to 60."""
-        early = statistics.mean(self.sizes[EARLY_TURNS.start - 1 : EARLY_TURNS.stop - 1])
-        return statistics.mean(self.sizes[-late:]) / early
+    @property
+    def late_turns(self) -> range:
+        """The last 21 turns, as long a stretch as `EARLY_TURNS`."""
+        return range(self.turns - len(EARLY_TURNS) + 1, self.turns + 1)
+
+    def mean_size(self, turns: range) -> float:
+        return statistics.mean(self.sizes[turns.start - 1 : turns.stop - 1])
+
+    def size_ratio(self) -> float:
+        """The main call's mean size over the last turns against turns 40 to 60."""
+        return self.mean_size(self.late_turns) / self.mean_size(EARLY_TURNS)
 
     @property
     def folds_per_100_turns(self) -> float:
@@ -331,3 +343,33 @@ def locomo_lines(path: Path, count: int) -> list[str]:
                 if not WORK_VERB.match(strip_lead(text)):
                     said.append(text)
     return (said * (count // max(1, len(said)) + 1))[:count]
+
+
+@contextlib.contextmanager
+def local_messages_api() -> Iterator[str]:
+    """The repo's local Messages API server (`tests/support/messages_api.py`) in its own
+    process; its address."""
+    command = [sys.executable, "-m", "tests.support.messages_api", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        if not line.startswith("listening on "):
+            raise RuntimeError(f"the local Messages API server did not start: {line!r}")
+        yield line.removeprefix("listening on ").strip()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def script_promises(url: str, every: int, keeps: bool) -> None:
+    """Starts afresh, with a main model that records a promise every `every` turns."""
+    httpx.post(f"{url}/_control/reset", timeout=10).raise_for_status()
+    spec = {"every": every, "keeps": keeps}
+    httpx.post(f"{url}/_control/promises", json=spec, timeout=10).raise_for_status()
+
+
+def recorded_requests(url: str) -> list[dict]:
+    answer = httpx.get(f"{url}/_control/requests", timeout=120)
+    answer.raise_for_status()
+    return answer.json()

@@ -1,9 +1,9 @@
 """What the main model sees, laid out for the prompt cache.
 
 Stable parts first, each ending in a cache breakpoint: the tools and instructions (the same for
-every call), then the summary and the pinned items (they change only at a fold or when an item
-opens or closes), then the conversation, one block per message, which between folds only grows
-at its end. The parts that change with every call (an update being told, the memory note) come
+every call), the summary (it changes only at a fold), the pinned items (only when an item opens
+or closes), then the conversation, one block per message, which between folds only grows at its
+end: four breakpoints, the most a request may hold. The parts that change with every call (an update being told, the memory note) come
 last, after the last breakpoint, at the end of the newest user turn: so each call reads the one
 before it from the cache, and the model still reads every answer right after its question.
 """
@@ -46,8 +46,8 @@ def main_prompt(
     remembered: Sequence[str] = (),
 ) -> tuple[list[dict], list[dict]]:
     """(system, messages) of a main call; `update` is a work update being told."""
-    stable = [f"{SUMMARY_HEADING}\n{summary}" if summary else "", render(pinned)]
-    system = cached_system(SYSTEM_PROMPT, "\n\n".join(part for part in stable if part))
+    summarised = f"{SUMMARY_HEADING}\n{summary}" if summary else ""
+    system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
     notes = [UPDATE_PREFIX + update if update else "", memory_note(list(remembered))]
     return system, with_notes(cached_through_last(model_messages(conversation)), notes)
 

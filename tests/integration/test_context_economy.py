@@ -15,10 +15,18 @@ from dataclasses import dataclass
 import pytest_asyncio
 
 from session.pins import PINNED_CHARS, PINNED_ITEMS
-from tests.support.messages_api import MessagesAPIProcess
 from violet.models.cache import system_text
 from violet.models.tools import PINNED_HEADING, RECORD_PROMISE, UPDATE_PREFIX, is_memory_note
-from violet_cli.economy import Economy, Talked, chatter, figures, talk
+from violet_cli.economy import (
+    Economy,
+    Talked,
+    chatter,
+    figures,
+    local_messages_api,
+    recorded_requests,
+    script_promises,
+    talk,
+)
 
 TURNS = 300
 WINDOW = 30
@@ -42,10 +50,10 @@ class Recorded:
 
 @pytest_asyncio.fixture(scope="module")
 async def recorded() -> AsyncIterator[Recorded]:
-    with MessagesAPIProcess() as api:
-        api.promise_script(every=3, keeps=False)
-        talked = await talk(api.url, chatter(TURNS), window=WINDOW)
-        requests = api.requests()
+    with local_messages_api() as url:
+        script_promises(url, every=3, keeps=False)
+        talked = await talk(url, chatter(TURNS), window=WINDOW)
+        requests = recorded_requests(url)
     yield Recorded(figures(requests, talked.transcript), requests, talked)
 
 

@@ -9,7 +9,7 @@ from session.context import SUMMARY_HEADING, SYSTEM_PROMPT, as_said, main_prompt
 from session.pins import Pin
 from session.transcript import Message
 from violet.models import OfflineModelClient, UsageLedger
-from violet.models.cache import EPHEMERAL
+from violet.models.cache import EPHEMERAL, MAX_BREAKPOINTS
 from violet.models.tools import MAIN_TOOLS, MEMORY_HEADING, PINNED_HEADING, UPDATE_PREFIX
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -81,9 +81,10 @@ def test_a_main_call_puts_stable_parts_first_and_the_memory_note_after_the_last_
     system, messages = main_prompt(
         "Person: has a dog.", [pin(1)], conversation, remembered=["My dog is called Rex"]
     )
-    assert [block["cache_control"] for block in system] == [EPHEMERAL, EPHEMERAL]
+    assert [block["cache_control"] for block in system] == [EPHEMERAL] * 3
     assert system[0]["text"] == SYSTEM_PROMPT
-    assert system[1]["text"].startswith(SUMMARY_HEADING) and PINNED_HEADING in system[1]["text"]
+    assert system[1]["text"] == f"{SUMMARY_HEADING}\nPerson: has a dog."
+    assert system[2]["text"].startswith(PINNED_HEADING)
     newest = messages[-1]["content"]
     assert newest[0] == {
         "type": "text",
