@@ -3,9 +3,10 @@
 Stable parts first, each ending in a cache breakpoint: the tools and instructions (the same for
 every call), the summary (it changes only at a fold), the pinned items (only when an item opens
 or closes), then the conversation, one block per message, which between folds only grows at its
-end: four breakpoints, the most a request may hold. The parts that change with every call (an update being told, the memory note) come
-last, after the last breakpoint, at the end of the newest user turn: so each call reads the one
-before it from the cache, and the model still reads every answer right after its question.
+end: four breakpoints, the most a request may hold. The parts that change with every call (an
+update being told, the memory note) come last, after the last breakpoint, at the end of the
+newest user turn: so each call reads the one before it from the cache, and the model still
+reads every answer right after its question.
 """
 
 from __future__ import annotations

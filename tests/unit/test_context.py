@@ -94,6 +94,7 @@ def test_a_main_call_puts_stable_parts_first_and_the_memory_note_after_the_last_
     assert newest[1]["text"] == f"{MEMORY_HEADING}\n- My dog is called Rex"
     assert "cache_control" not in newest[1]
     assert [m["role"] for m in messages] == ["user", "assistant"] * 2 + ["user"]
+    assert len(system) + 1 == MAX_BREAKPOINTS  # the most a request may hold
 
 
 def test_each_call_starts_with_everything_the_call_before_it_cached():

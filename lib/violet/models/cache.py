@@ -25,7 +25,7 @@ def cached_system(*segments: str) -> list[dict]:
     ]
 
 
-def as_blocks(content: str | list[dict]) -> list[dict]:
+def _as_blocks(content: str | list[dict]) -> list[dict]:
     """A message's content as a list of blocks (copies, so marking one changes no caller's)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -38,7 +38,7 @@ def cached_through_last(messages: list[dict]) -> list[dict]:
     if not messages:
         return []
     *earlier, last = messages
-    blocks = as_blocks(last["content"])
+    blocks = _as_blocks(last["content"])
     blocks[-1]["cache_control"] = dict(EPHEMERAL)
     return [*earlier, {**last, "content": blocks}]
 
