@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import httpx
 from sqlalchemy.engine import make_url
@@ -35,6 +36,7 @@ from sqlalchemy.engine import make_url
 from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Folder
+from session.peers import MemoryClient
 from session.pins import Pin, Pins
 from session.runner import TurnRunner
 from session.transcript import Message, Transcript
@@ -102,26 +104,13 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
                 Pins(sessions),
                 Updates(sessions),
             )
-            memory = RecentSentences()
-            frame = Window(window)
-            main = MainSession(
-                model,
-                transcript,
-                pins,
-                memory,
-                MainActions(pins, Peers({}, 5.0)),
-                frame,  # type: ignore[arg-type]
-            )
+            memory, frame = cast(MemoryClient, RecentSentences()), Window(window)
+            nobody = Peers({}, 5.0)  # no line hands work over, so no peer is ever called
+            main = MainSession(model, transcript, pins, memory, MainActions(pins, nobody), frame)
+            folder = Folder(model, transcript, pins, updates, frame, "economy")
+            lock = TurnLock(sessions, "economy", 30.0)
             runner = TurnRunner(
-                transcript,
-                TurnLock(sessions, "economy", 30.0),
-                main,
-                Folder(model, transcript, pins, updates, frame, "economy"),
-                updates,
-                memory,  # type: ignore[arg-type]
-                Feed(1.0),
-                "economy",
-                "economy-" + "0" * 32,
+                transcript, lock, main, folder, updates, memory, Feed(1.0), "economy", "e" * 32
             )
             conversation = await transcript.conversation_of("economy")
             for number, line in enumerate(lines):
