@@ -293,7 +293,7 @@ Throughput: {per_second:.1f} turns/s across the {PEOPLE} people.
 
 ## Context economy
 
-One person talks for {ECONOMY_TURNS} turns at the default window (30 messages), saying what
+One person talks for {ECONOMY_TURNS:,} turns at the default window (30 messages), saying what
 speaker A says in the LoCoMo conversations, one after another. The session service's own parts
 (transcript, pins, fold and turn runner, on SQLite) run in process and call the model through the
 real SDK, on the local Messages API server (`tests/support/messages_api.py`), which answers by the
@@ -303,7 +303,8 @@ every {PROMISE_EVERY} turns and either never keeps one or keeps each on the turn
 Tokens are estimated as a quarter of the characters. Memory recall is a stand-in returning up to
 3 of the person's earlier sentences. "Whole history" is the same call holding every message so far
 instead of the summary and the window. The stable prefix is the share of a main call, by
-characters, in leading blocks identical to the previous main call's.
+characters, in leading blocks identical to the previous main call's. The table counts every main
+call (tool rounds and updates told too); the plot's lower panel, the call answering each turn.
 
 {render_economy(economies)}
 

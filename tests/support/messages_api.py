@@ -55,6 +55,7 @@ import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 import httpx
@@ -402,7 +403,7 @@ class PromptCache:
         """Reads the longest cached prefix, writes the breakpoints past it; the input usage."""
         now = self._clock()
         self._alive = {k: v for k, v in self._alive.items() if v[0] > now}
-        ends = [sum(s.tokens for s in found[: i + 1]) for i in range(len(found))]
+        ends = list(accumulate(segment.tokens for segment in found))
         marks = [i for i, s in enumerate(found) if s.ttl_s is not None]
         hit = max((self._hit(found, mark) for mark in marks), default=-1)
         if hit >= 0:
@@ -772,17 +773,13 @@ async def _stream(events: Iterator[str], pause_s: float) -> AsyncIterator[str]:
 class MessagesAPIProcess:
     """The server as its own process, scripted over HTTP; for stacks of real processes."""
 
-    def __init__(
-        self, *, api_key: str | None = None, min_cacheable_tokens: int = MIN_CACHEABLE_TOKENS
-    ) -> None:
+    def __init__(self, *, api_key: str | None = None) -> None:
         self.api_key = api_key
-        self.min_cacheable_tokens = min_cacheable_tokens
         self.url = ""
         self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> MessagesAPIProcess:
         command = [sys.executable, "-m", "tests.support.messages_api", "--port", "0"]
-        command += ["--min-cacheable-tokens", str(self.min_cacheable_tokens)]
         if self.api_key:
             command += ["--api-key", self.api_key]
         self._process = subprocess.Popen(
@@ -814,14 +811,6 @@ class MessagesAPIProcess:
     def heal_tool(self, name: str) -> None:
         spec = {"tool": name, "status": 0}
         httpx.post(f"{self.url}/_control/failing", json=spec, timeout=5).raise_for_status()
-
-    def advance_clock(self, seconds: float) -> None:
-        spec = {"advance_s": seconds}
-        httpx.post(f"{self.url}/_control/clock", json=spec, timeout=5).raise_for_status()
-
-    def promise_script(self, every: int, keeps: bool = False) -> None:
-        spec = {"every": every, "keeps": keeps}
-        httpx.post(f"{self.url}/_control/promises", json=spec, timeout=5).raise_for_status()
 
     def stop(self) -> None:
         if self._process is not None and self._process.poll() is None:
