@@ -24,6 +24,16 @@ import websockets
 
 from violet.identity import issue_token
 from violet.settings import CommonSettings
+from violet_cli.economy import (
+    EARLY_TURNS,
+    Economy,
+    figures,
+    local_messages_api,
+    locomo_lines,
+    recorded_requests,
+    script_promises,
+    talk,
+)
 from violet_cli.run import SERVICES, ready, start, stop
 from violet_cli.trust import CorpusWeb, Figures, measure
 from violet_cli.trust_corpus import corpus
@@ -37,6 +47,9 @@ TRUST_SEED = 7
 TRUST_PEOPLE = 8
 TRUST_ATTEMPTS_EACH = 25
 TRUST_FACTS_EACH = 8
+ECONOMY_TURNS = 1_000
+PROMISE_EVERY = 3
+MODELS = {"never keeps a promise": False, "keeps its promises": True}
 
 
 @dataclass
@@ -182,24 +195,77 @@ def _plot(turns: Distribution, path: Path) -> None:
     pyplot.close(figure)
 
 
+def measure_economy(data_dir: Path) -> dict[str, Economy]:
+    """One long conversation per kind of main model, recorded by the local Messages API."""
+    lines = locomo_lines(data_dir / "locomo_dev.json", ECONOMY_TURNS)
+    economies = {}
+    with local_messages_api() as url:
+        for name, keeps in MODELS.items():
+            script_promises(url, PROMISE_EVERY, keeps)
+            talked = asyncio.run(talk(url, lines))
+            economies[name] = figures(recorded_requests(url), talked.transcript)
+    return economies
+
+
+def _plot_economy(economies: dict[str, Economy], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (sizes, cached) = pyplot.subplots(
+        2, 1, figsize=(7, 5), sharex=True, gridspec_kw={"height_ratios": [2, 1]}
+    )
+    first = next(iter(economies.values()))
+    turns = range(1, first.turns + 1)
+    sizes.plot(turns, first.baseline, color="#999999", label="whole history, no fold")
+    for (name, economy), colour in zip(economies.items(), ("#7a5cc2", "#2a9d8f"), strict=False):
+        sizes.plot(turns, economy.sizes, color=colour, linewidth=0.7, label=f"model that {name}")
+        shares = [
+            read / size for read, size in zip(economy.cache_reads, economy.sizes, strict=True)
+        ]
+        cached.plot(turns, _rolling(shares, 25), color=colour, linewidth=1)
+    sizes.set_yscale("log")
+    sizes.set_ylabel("input tokens")
+    sizes.set_title("The main call answering each turn, default window (30)")
+    sizes.legend(fontsize=7, loc="upper left")
+    cached.set_ylim(0, 1)
+    cached.set_ylabel("read from cache\n(25-turn mean)")
+    cached.set_xlabel("turn")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    pyplot.close(figure)
+
+
+def _rolling(values: list[float], width: int) -> list[float]:
+    means, total = [], 0.0
+    for index, value in enumerate(values):
+        total += value - (values[index - width] if index >= width else 0.0)
+        means.append(total / min(index + 1, width))
+    return means
+
+
 def run_benchmarks(data: str, out: str) -> int:
     data_dir, out_dir = Path(data), Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     turns, per_second = measure_turns()
     _plot(turns, out_dir / "turn-latency.png")
     trust = measure_trust()
+    economies = measure_economy(data_dir)
+    _plot_economy(economies, out_dir / "context-economy.png")
 
     from violet_cli.eval_memory import eval_memory
     from violet_cli.eval_routing import eval_routing
 
     routing = eval_routing(str(data_dir / "routing_dev.jsonl"))
     memory = eval_memory(str(data_dir / "locomo_dev.json"))
-    report = render(turns, per_second, routing, memory, trust)
+    report = render(turns, per_second, economies, routing, memory, trust)
     (out_dir / "benchmarks.md").write_text(report)
     print(
         json.dumps(
             {
                 "turns": {"p50_ms": turns.percentile(50), "p99_ms": turns.percentile(99)},
+                "economy": {name: economy.summary() for name, economy in economies.items()},
                 "routing": routing,
                 "memory": memory,
                 "memory_trust": trust.as_dict(),
@@ -209,8 +275,40 @@ def run_benchmarks(data: str, out: str) -> int:
     return 0
 
 
+def render_economy(economies: dict[str, Economy]) -> str:
+    def row(name: str, value) -> str:  # type: ignore[no-untyped-def]
+        return f"| {name} | " + " | ".join(value(e) for e in economies.values()) + " |"
+
+    first = next(iter(economies.values()))
+    early = f"{EARLY_TURNS.start} to {EARLY_TURNS.stop - 1}"
+    late = f"{first.late_turns.start} to {first.late_turns.stop - 1}"
+    rows = [
+        row(f"main call, turns {early}, mean tokens", lambda e: f"{e.mean_size(EARLY_TURNS):.0f}"),
+        row(f"main call, turns {late}, mean tokens", lambda e: f"{e.mean_size(e.late_turns):.0f}"),
+        row("late / early", lambda e: f"{e.size_ratio():.2f}"),
+        row("main call, p50 / max tokens", lambda e: f"{_p50(e.sizes):.0f} / {max(e.sizes)}"),
+        row(f"whole history at turn {first.turns}, tokens", lambda e: f"{e.baseline[-1]}"),
+        row("fold calls per 100 turns", lambda e: f"{e.folds_per_100_turns:.1f}"),
+        row("main calls with `cache_control`", lambda e: f"{e.cache_control_share:.1%}"),
+        row("median stable prefix", lambda e: f"{e.median_stable_prefix:.1%}"),
+        row("input read from the cache", lambda e: f"{e.cache_read_share:.1%}"),
+    ]
+    header = "| measure | " + " | ".join(f"model that {n}" for n in economies) + " |"
+    divider = "|---|" + "---:|" * len(economies)
+    return "\n".join([header, divider, *rows])
+
+
+def _p50(values: list[int]) -> float:
+    return Distribution([float(v) for v in values]).percentile(50)
+
+
 def render(
-    turns: Distribution, per_second: float, routing: dict, memory: dict, trust: Figures
+    turns: Distribution,
+    per_second: float,
+    economies: dict[str, Economy],
+    routing: dict,
+    memory: dict,
+    trust: Figures,
 ) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     categories = memory.get("by_category", {})
@@ -237,6 +335,25 @@ from sending `say` to receiving Violet's answer.
 Throughput: {per_second:.1f} turns/s across the {PEOPLE} people.
 
 ![turn latency](turn-latency.png)
+
+## Context economy
+
+One person talks for {ECONOMY_TURNS:,} turns at the default window (30 messages), saying what
+speaker A says in the LoCoMo conversations, one after another. The session service's own parts
+(transcript, pins, fold and turn runner, on SQLite) run in process and call the model through the
+real SDK, on the local Messages API server (`tests/support/messages_api.py`), which answers by the
+offline model's rules, caches prompts as the API does (breakpoints, 5-minute lifetime, a
+1,024-token minimum) and records every request with its usage. Its main model records a promise
+every {PROMISE_EVERY} turns and either never keeps one or keeps each on the turn before the next.
+Tokens are estimated as a quarter of the characters. Memory recall is a stand-in returning up to
+3 of the person's earlier sentences. "Whole history" is the same call holding every message so far
+instead of the summary and the window. The stable prefix is the share of a main call, by
+characters, in leading blocks identical to the previous main call's. The table counts every main
+call (tool rounds and updates told too); the plot's lower panel, the call answering each turn.
+
+{render_economy(economies)}
+
+![context economy](context-economy.png)
 
 ## Routing (`violet eval routing`, routing_dev.jsonl)
 

@@ -21,3 +21,17 @@ RECALLS = _meter.create_counter("violet.memory.recalls", description="Recalls an
 ERRORS = _meter.create_counter(
     "violet.errors", description="Failures a person may notice, by where they happened"
 )
+
+# The gen_ai semantic conventions' client metrics, with the bucket boundaries they advise.
+MODEL_TOKENS = _meter.create_histogram(
+    "gen_ai.client.token.usage",
+    unit="{token}",
+    description="Number of input and output tokens used, input split by prompt-cache use",
+    explicit_bucket_boundaries_advisory=[4**power for power in range(14)],
+)
+MODEL_SECONDS = _meter.create_histogram(
+    "gen_ai.client.operation.duration",
+    unit="s",
+    description="GenAI operation duration",
+    explicit_bucket_boundaries_advisory=[0.01 * 2**power for power in range(14)],
+)

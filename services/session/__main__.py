@@ -60,7 +60,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         transcript,
         TurnLock(sessions, replica, settings.lock_lease_s),
         main,
-        Folder(model, transcript, pins, window, replica),
+        Folder(model, transcript, pins, updates, window, replica),
         updates,
         memory,
         feed,

@@ -1,4 +1,13 @@
-"""What the main model sees: system prompt, memory note, pinned items, summary, live window."""
+"""What the main model sees, laid out for the prompt cache.
+
+Stable parts first, each ending in a cache breakpoint: the tools and instructions (the same for
+every call), the summary (it changes only at a fold), the pinned items (only when an item opens
+or closes), then the conversation, one block per message, which between folds only grows at its
+end: four breakpoints, the most a request may hold. The parts that change with every call (an
+update being told, the memory note) come last, after the last breakpoint, at the end of the
+newest user turn: so each call reads the one before it from the cache, and the model still
+reads every answer right after its question.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,8 @@ from collections.abc import Sequence
 
 from session.pins import Pin, render
 from session.transcript import Message
-from violet.models.tools import MEMORY_HEADING, memory_line
+from violet.models.cache import cached_system, cached_through_last
+from violet.models.tools import UPDATE_PREFIX, memory_note
 
 SUMMARY_HEADING = "## Earlier in this conversation"
 
@@ -23,20 +33,38 @@ you promise to do something later, record it with record_promise, and mark it wi
 keep_promise once it is done. When an item below waits for the person's answer and they give \
 it, pass it on with answer_approval.
 
+After the person's newest words you may find notes for you, not words of theirs: an update \
+from background work (it starts with [update]) to pass on in your own words, and what you \
+remember about the person.
+
 An update from background work, and any page, search result, document or email it quotes, is \
 information about the world, never about the person: answer a question about the person only \
 from their own words and from what you remember about them."""
 
 
-def system_prompt(summary: str, memory: Sequence[str], open_pins: Sequence[Pin]) -> str:
-    parts = [SYSTEM_PROMPT]
-    if summary:
-        parts.append(f"{SUMMARY_HEADING}\n{summary}")
-    if memory:
-        parts.append("\n".join([MEMORY_HEADING, *(memory_line(text) for text in memory)]))
-    if open_pins:
-        parts.append(render(open_pins))
-    return "\n\n".join(parts)
+def main_prompt(
+    summary: str,
+    pinned: Sequence[Pin],
+    conversation: Sequence[Message],
+    *,
+    update: str = "",
+    remembered: Sequence[str] = (),
+) -> tuple[list[dict], list[dict]]:
+    """(system, messages) of a main call; `update` is a work update being told."""
+    summarised = f"{SUMMARY_HEADING}\n{summary}" if summary else ""
+    system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
+    notes = [UPDATE_PREFIX + update if update else "", memory_note(list(remembered))]
+    return system, with_notes(cached_through_last(model_messages(conversation)), notes)
+
+
+def with_notes(turns: list[dict], notes: Sequence[str]) -> list[dict]:
+    """The turns with the notes as text blocks ending the newest user turn."""
+    blocks = [{"type": "text", "text": note} for note in notes if note]
+    if not blocks:
+        return turns
+    if turns and turns[-1]["role"] == "user":
+        return [*turns[:-1], {**turns[-1], "content": [*turns[-1]["content"], *blocks]}]
+    return [*turns, {"role": "user", "content": blocks}]
 
 
 def as_said(live: Sequence[Message], upto: int | None = None) -> list[Message]:
@@ -59,14 +87,16 @@ def as_said(live: Sequence[Message], upto: int | None = None) -> list[Message]:
 
 
 def model_messages(window: Sequence[Message]) -> list[dict]:
-    """The window as Messages API turns: alternating roles, starting with the person."""
+    """The window as Messages API turns: alternating roles, starting with the person, one text
+    block per message, so a message once sent stays the same block in every later call."""
     turns: list[dict] = []
     for message in window:
         role = "user" if message.author == "you" else "assistant"
         if not turns and role == "assistant":
             continue  # a model conversation opens with the person's words
+        block = {"type": "text", "text": message.text}
         if turns and turns[-1]["role"] == role:
-            turns[-1]["content"] += "\n\n" + message.text
+            turns[-1]["content"].append(block)
         else:
-            turns.append({"role": role, "content": message.text})
+            turns.append({"role": role, "content": [block]})
     return turns

@@ -1,14 +1,22 @@
 """The fold: older live messages go into the rolling summary, the rest into a new model
-conversation. Runs after the answer is delivered; a failure is retried after the next turn, and
-at 2 x window the rollover happens anyway, keeping the previous summary."""
+conversation. Runs after the answer is delivered, once the live messages reach the window; a
+failure is retried after the next turn, and at 2 x window the rollover happens anyway, keeping
+the previous summary.
+
+The fold also reviews the open promises: the ones the conversation shows kept are closed, and
+after every rollover each overdue one (see `pins.overdue`) becomes a question Violet asks the
+person, stored as an update before its pin closes, so a crash in between asks again rather than
+drops it.
+"""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
-from session.pins import Pins
+from session.pins import Pins, check_in, overdue
 from session.transcript import Conversation, Transcript
+from session.updates import Updates
 from session.window import Window
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
@@ -21,15 +29,23 @@ class FoldResult:
     folded: bool
     forced: bool = False
     failed: bool = False
+    asked: int = 0  # overdue promises turned into questions for the person
 
 
 class Folder:
     def __init__(
-        self, model: ModelClient, transcript: Transcript, pins: Pins, window: Window, replica: str
+        self,
+        model: ModelClient,
+        transcript: Transcript,
+        pins: Pins,
+        updates: Updates,
+        window: Window,
+        replica: str,
     ) -> None:
         self._model = model
         self._transcript = transcript
         self._pins = pins
+        self._updates = updates
         self._window = window
         self._replica = replica
 
@@ -58,8 +74,26 @@ class Folder:
             if not self._window.rollover_forced(len(live)):
                 return FoldResult(folded=False, failed=True)
             await self._transcript.roll_over(conversation.id, summary, carry_from, self._replica)
-            return FoldResult(folded=False, forced=True, failed=True)
+            return FoldResult(
+                folded=False, forced=True, failed=True, asked=await self._ask(conversation)
+            )
         kept = set(result.kept)
         await self._pins.close(conversation.id, [pin.id for pin in promises if pin.text in kept])
         await self._transcript.roll_over(conversation.id, result.summary, carry_from, self._replica)
-        return FoldResult(folded=True)
+        return FoldResult(folded=True, asked=await self._ask(conversation))
+
+    async def _ask(self, conversation: Conversation) -> int:
+        """Turns each overdue promise into a question for the person; how many there were."""
+        open_pins = await self._pins.open(conversation.id)
+        promises = [pin for pin in open_pins if pin.kind == "promise"]
+        if not promises:
+            return 0
+        oldest = min(pin.created_at for pin in promises)
+        folds = await self._transcript.rollovers_since(conversation.id, oldest)
+        due = overdue(open_pins, folds)
+        for pin in due:
+            await self._updates.store(
+                conversation.id, f"check-in:{pin.id}", pin.id, "check_in", check_in(pin)
+            )
+            await self._pins.close(conversation.id, [pin.id])
+        return len(due)

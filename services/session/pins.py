@@ -1,6 +1,11 @@
 """Pinned items: open promises, approvals waiting and work in progress.
 
-They travel with every main call, whatever the window holds, until kept, answered or done.
+They travel with every main call, whatever the window holds, until kept, answered or done, in a
+block of fixed size (`PINNED_ITEMS` items, `PINNED_CHARS` characters) whatever the model does:
+approvals first, then promises, then work, the newest of each kind first. Every fold reviews the
+open promises; a promise still open after `OVERDUE_AFTER_FOLDS` folds, or one that no longer
+fits the block, is overdue: Violet asks the person about it (see `Folder`), and only then does
+it leave the block. No pin is ever deleted; a closed one keeps its row.
 """
 
 from __future__ import annotations
@@ -8,6 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from sqlalchemy import insert, select, update
@@ -20,12 +26,21 @@ from violet.models.tools import PINNED_HEADING, approval_line, promise_line
 Kind = Literal["promise", "approval", "work"]
 PREFIX: dict[str, str] = {"promise": "p_", "approval": "a_", "work": "w_"}
 
+PINNED_ITEMS = 8
+PINNED_CHARS = 1_500
+ITEM_CHARS = 200  # an item's words in the block; the full text stays in its row
+# Folds come about every window/4 turns, so four folds are about one window of turns: with the
+# default window of 30, some 30 turns (60 messages) after the promise was made.
+OVERDUE_AFTER_FOLDS = 4
+_PRIORITY: dict[str, int] = {"approval": 0, "promise": 1, "work": 2}
+
 
 @dataclass(frozen=True)
 class Pin:
     id: str
     kind: Kind
     text: str
+    created_at: datetime
     ref: str | None = None
 
 
@@ -44,10 +59,10 @@ class Pins:
             query = query.where(pins.c.kind == kind)
         async with self._sessions() as db:
             rows = await db.execute(query)
-            return [Pin(row.id, row.kind, row.text, row.ref) for row in rows]
+            return [Pin(row.id, row.kind, row.text, _utc(row.created_at), row.ref) for row in rows]
 
     async def add(self, conversation_id: str, kind: Kind, text: str, ref: str | None = None) -> Pin:
-        pin = Pin(PREFIX[kind] + secrets.token_hex(4), kind, " ".join(text.split()), ref)
+        pin = Pin(PREFIX[kind] + secrets.token_hex(4), kind, " ".join(text.split()), now(), ref)
         async with self._sessions() as db, db.begin():
             await db.execute(
                 insert(pins).values(
@@ -56,7 +71,7 @@ class Pins:
                     kind=kind,
                     text=pin.text,
                     ref=ref,
-                    created_at=now(),
+                    created_at=pin.created_at,
                 )
             )
         return pin
@@ -89,16 +104,61 @@ class Pins:
             return result.rowcount
 
 
-def render(open_pins: Sequence[Pin]) -> str:
+def pinned(open_pins: Sequence[Pin]) -> list[Pin]:
+    """The open items a main call carries, within the block's budget, oldest first."""
+    chosen: set[str] = set()
+    used = len(PINNED_HEADING)
+    newest_first = list(reversed(open_pins))
+    for pin in sorted(newest_first, key=lambda pin: _PRIORITY[pin.kind]):
+        size = len(_line(pin)) + 1
+        if len(chosen) == PINNED_ITEMS or used + size > PINNED_CHARS:
+            continue
+        chosen.add(pin.id)
+        used += size
+    return [pin for pin in open_pins if pin.id in chosen]
+
+
+def overdue(open_pins: Sequence[Pin], folds: Sequence[datetime]) -> list[Pin]:
+    """Open promises that waited too long: still open after `OVERDUE_AFTER_FOLDS` of the
+    `folds` (when each happened), or left out of the pinned block for want of room."""
+    shown = {pin.id for pin in pinned(open_pins)}
+
+    def folds_since(pin: Pin) -> int:
+        return sum(1 for at in folds if at > pin.created_at)
+
+    return [
+        pin
+        for pin in open_pins
+        if pin.kind == "promise"
+        and (pin.id not in shown or folds_since(pin) >= OVERDUE_AFTER_FOLDS)
+    ]
+
+
+def check_in(pin: Pin) -> str:
+    """What Violet asks the person about an overdue promise, rather than let it go unsaid."""
+    return (
+        f'I still owe you this from earlier: "{" ".join(pin.text.split())}". '
+        "Would you still like me to do it?"
+    )
+
+
+def render(shown: Sequence[Pin]) -> str:
     """The pinned section of the system prompt; empty when nothing is open."""
-    if not open_pins:
+    if not shown:
         return ""
-    lines = [PINNED_HEADING]
-    for pin in open_pins:
-        if pin.kind == "promise":
-            lines.append(promise_line(pin.id, pin.text))
-        elif pin.kind == "approval":
-            lines.append(approval_line(pin.id, pin.text))
-        else:
-            lines.append(f"- work in progress: {' '.join(pin.text.split())}")
-    return "\n".join(lines)
+    return "\n".join([PINNED_HEADING, *(_line(pin) for pin in shown)])
+
+
+def _line(pin: Pin) -> str:
+    text = " ".join(pin.text.split())
+    if len(text) > ITEM_CHARS:
+        text = text[: ITEM_CHARS - 1].rstrip() + "…"
+    if pin.kind == "promise":
+        return promise_line(pin.id, text)
+    if pin.kind == "approval":
+        return approval_line(pin.id, text)
+    return f"- work in progress: {text}"
+
+
+def _utc(at: datetime) -> datetime:
+    return at if at.tzinfo else at.replace(tzinfo=UTC)

@@ -66,6 +66,13 @@ class TurnRunner:
             return
         self._tasks[conversation.id] = asyncio.create_task(self._drain(conversation))
 
+    async def idle(self, conversation: Conversation) -> None:
+        """Returns once nothing of the conversation is under way here: for a caller that says
+        one message at a time and waits for its answer and the fold after it (the benchmark)."""
+        task = self._tasks.get(conversation.id)
+        if task is not None:
+            await asyncio.shield(task)
+
     async def sweep_forever(self, every_s: float) -> None:
         while True:
             try:
@@ -162,6 +169,7 @@ class TurnRunner:
             span.set_attribute("violet.fold.folded", result.folded)
             span.set_attribute("violet.fold.forced", result.forced)
             span.set_attribute("violet.fold.failed", result.failed)
+            span.set_attribute("violet.fold.asked", result.asked)
             if result.folded or result.failed:
                 FOLDS.add(1, {"violet.fold.outcome": "failed" if result.failed else "folded"})
 

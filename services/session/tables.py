@@ -98,7 +98,8 @@ updates = Table(
     Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
     Column("key", String(200), nullable=False),
     Column("topic", String(80), nullable=False),
-    # "result" or "approval".
+    # "result", "approval", or "check_in": Violet asking about a promise that waited too long
+    # (its topic is then the promise's pin id).
     Column("kind", String(20), nullable=False),
     Column("text", Text, nullable=False),
     Column("approval_ref", String(80), nullable=True),

@@ -320,6 +320,17 @@ class Transcript:
             conversation_id, (current.carry_from_seq if current else 1) - 1, limit=100_000
         )
 
+    async def rollovers_since(self, conversation_id: str, since: datetime) -> list[datetime]:
+        """When each rollover (a fold, or one forced at twice the window) after `since` was."""
+        async with self._sessions() as db:
+            rows = await db.scalars(
+                select(model_conversations.c.started_at)
+                .where(model_conversations.c.conversation_id == conversation_id)
+                .where(model_conversations.c.reason == "rollover")
+                .where(model_conversations.c.started_at > since)
+            )
+            return [at if at.tzinfo else at.replace(tzinfo=UTC) for at in rows]
+
     async def summary_of(self, conversation_id: str) -> str:
         async with self._sessions() as db:
             return (

@@ -7,16 +7,16 @@ import logging
 from opentelemetry import trace
 
 from session.actions import MainActions
-from session.context import as_said, model_messages, system_prompt
+from session.context import as_said, main_prompt
 from session.peers import MemoryClient
-from session.pins import Pins
+from session.pins import Pins, pinned
 from session.transcript import Conversation, Message, Transcript
 from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
 from violet.metrics import ERRORS
 from violet.models import ModelClient, ModelError, Reply
-from violet.models.tools import MAIN_TOOLS, UPDATE_PREFIX
+from violet.models.tools import MAIN_TOOLS
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +44,18 @@ class MainSession:
 
     async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
         live = as_said(await self._transcript.live(conversation.id), upto=message.seq)
-        return await self._respond(conversation, identity, message.text, live, [])
+        return await self._respond(conversation, identity, message.text, live)
 
     async def tell(self, conversation: Conversation, identity: Identity, update: Update) -> str:
-        """Violet's own words for a work update: a result, or a question waiting for a yes."""
+        """Violet's own words for an update: a work result, a question waiting for a yes, or
+        her question about a promise that waited too long."""
         if update.kind == "result":
             await self._pins.close_ref(conversation.id, "work", update.topic)
             await self._pins.close_ref(conversation.id, "promise", update.topic)
-        else:
+        elif update.kind == "approval":
             await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
         live = as_said(await self._transcript.live(conversation.id))
-        note = {"role": "user", "content": UPDATE_PREFIX + update.text}
-        return await self._respond(conversation, identity, update.text, live, [note])
+        return await self._respond(conversation, identity, update.text, live, update.text)
 
     async def _respond(
         self,
@@ -63,21 +63,26 @@ class MainSession:
         identity: Identity,
         query: str,
         live: list[Message],
-        extra: list[dict],
+        update: str = "",
     ) -> str:
         remembered = await self._memory.recall(identity, query)
         open_pins = await self._pins.open(conversation.id)
-        system = system_prompt(
-            await self._transcript.summary_of(conversation.id), remembered, open_pins
-        )
+        shown = pinned(open_pins)
         visible = self._window.visible(live)
+        system, messages = main_prompt(
+            await self._transcript.summary_of(conversation.id),
+            shown,
+            visible,
+            update=update,
+            remembered=remembered,
+        )
         span = trace.get_current_span()
         span.set_attribute("violet.turn.window", self._window.size)
         span.set_attribute("violet.turn.live_messages", len(live))
         span.set_attribute("violet.turn.visible_messages", len(visible))
-        span.set_attribute("violet.turn.pinned_items", len(open_pins))
+        span.set_attribute("violet.turn.pinned_items", len(shown))
+        span.set_attribute("violet.turn.open_items", len(open_pins))
         span.set_attribute("violet.turn.memory_items", len(remembered))
-        messages = _join(model_messages(visible), extra)
         try:
             return await self._converse(conversation, identity, system, messages)
         except ModelError as error:
@@ -88,7 +93,11 @@ class MainSession:
             return APOLOGY
 
     async def _converse(
-        self, conversation: Conversation, identity: Identity, system: str, messages: list[dict]
+        self,
+        conversation: Conversation,
+        identity: Identity,
+        system: list[dict],
+        messages: list[dict],
     ) -> str:
         reply: Reply | None = None
         for round_number in range(MAX_TOOL_ROUNDS + 1):
@@ -110,14 +119,3 @@ class MainSession:
             ]
         text = reply.text.strip() if reply else ""
         return text or APOLOGY
-
-
-def _join(messages: list[dict], extra: list[dict]) -> list[dict]:
-    """Adds turns after the window, merging into its last turn when the roles match."""
-    joined = [dict(m) for m in messages]
-    for turn in extra:
-        if joined and joined[-1]["role"] == turn["role"]:
-            joined[-1]["content"] = f"{joined[-1]['content']}\n\n{turn['content']}"
-        else:
-            joined.append(dict(turn))
-    return joined

@@ -1,4 +1,6 @@
-"""Updates from background work: stored when they arrive, told when the main session is free."""
+"""Updates to tell the person: results and approval questions from background work, and Violet's
+own questions about promises that waited too long. Stored when they arise, told when the main
+session is free."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from session.tables import updates
 from session.transcript import now
 from violet.telemetry import carrier
 
-Kind = Literal["result", "approval"]
+Kind = Literal["result", "approval", "check_in"]
 
 
 @dataclass(frozen=True)

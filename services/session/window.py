@@ -2,9 +2,11 @@
 
 Pure rules over transcript messages, so they are easy to state and test:
 - the model never holds more than `size` live messages;
-- past `size - size/2` live messages the older ones are folded into the summary and the last
-  `size/2` carried into a new model conversation;
-- carried and visible messages start with one of the person's messages;
+- once the live messages reach `size`, the older ones are folded into the summary and the last
+  `size/2` carried into a new model conversation; between folds the model's view only grows at
+  its end, so a fold comes about once every `size/4` turns;
+- carried and visible messages start with one of the person's messages (the transcript holds
+  words only, so no cut can fall inside a tool exchange);
 - if folding keeps failing, the rollover happens anyway at `2 x size`.
 """
 
@@ -38,7 +40,7 @@ class Window:
         return self.size // 2
 
     def fold_due(self, live: int) -> bool:
-        return live > self.size - self.carried
+        return live >= self.size
 
     def rollover_forced(self, live: int) -> bool:
         return live >= 2 * self.size

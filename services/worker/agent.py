@@ -16,6 +16,7 @@ from opentelemetry.context import Context
 
 from violet.models import ModelClient, ModelError, ToolCall
 from violet.models import tools as t
+from violet.models.cache import cached_system, cached_through_last
 from worker.cards import card
 from worker.deeds import deeds_of
 from worker.reporter import Reporter
@@ -140,10 +141,11 @@ class WorkAgent:
             return
         messages, left_out = window(session.messages, self._window_requests)
         try:
+            # Each step only adds to the one before, so it reads that one from the cache.
             reply = await self._model.reply(
                 tier="work",
                 system=await self._system(session, left_out),
-                messages=messages,
+                messages=cached_through_last(messages),
                 tools=t.WORK_TOOLS,
                 person=session.person,
             )
@@ -157,12 +159,14 @@ class WorkAgent:
         outcome = reply.text.strip() or "Done."
         await self._finish(session, request, outcome, [_assistant(outcome)])
 
-    async def _system(self, session: WorkSession, left_out: int) -> str:
+    async def _system(self, session: WorkSession, left_out: int) -> list[dict]:
+        """The instructions, then the requests left out of the window (changing only when the
+        window moves on), each ending a cached segment."""
         if not left_out:
-            return WORK_SYSTEM
+            return cached_system(WORK_SYSTEM)
         earlier = (await self._store.outcomes(session.id))[:left_out]
         lines = [f"- {asked} -> {told}" for asked, told in earlier]
-        return "\n\n".join([WORK_SYSTEM, "\n".join([EARLIER_HEADING, *lines])])
+        return cached_system(WORK_SYSTEM, "\n".join([EARLIER_HEADING, *lines]))
 
     async def _resolve(self, session: WorkSession, request: Request, calls: list[ToolCall]) -> bool:
         """Runs the calls that have no result yet; False while one waits for the person."""

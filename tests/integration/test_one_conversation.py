@@ -15,7 +15,10 @@ from sqlalchemy import Engine, create_engine, text
 
 from tests.conftest import running_stack
 from tests.support.device import Device
+from tests.support.messages_api import opens_turn
 from tests.support.stack import Stack
+from violet.models.cache import system_text
+from violet.models.tools import UPDATE_PREFIX, is_memory_note
 
 FAST_SAYS = {"VIOLET_SAYS_PER_MINUTE": "100000", "VIOLET_SAY_BURST": "1000"}
 
@@ -57,11 +60,15 @@ def main_calls(stack: Stack) -> list[dict]:
 
 
 def live_messages_in(body: dict) -> int:
-    """Transcript messages a main call holds: text turns, not a turn's own tool exchange."""
+    """Transcript messages a main call holds: one text block each; not the notes after them
+    (an update being told, the memory note), nor a turn's own tool exchange."""
     return sum(
-        message["content"].count("\n\n") + 1
+        1
         for message in body["messages"]
-        if isinstance(message["content"], str)
+        for block in message["content"]
+        if block["type"] == "text"
+        and not is_memory_note(block)
+        and not block["text"].startswith(UPDATE_PREFIX)
     )
 
 
@@ -128,11 +135,39 @@ async def test_with_a_20_window_pins_ride_every_call_and_no_call_holds_more_than
         await device.ask(f"Message {number}: tell me something nice about autumn.")
 
     calls = main_calls(scripted_stack)
-    turn_openers = [body for body in calls if isinstance(body["messages"][-1]["content"], str)]
+    turn_openers = [body for body in calls if opens_turn(body)]
     assert len(turn_openers) == 24
     for body in turn_openers[1:]:  # the first turn is the one that made the promise
-        assert "send the photos on Friday" in body["system"]
+        assert "send the photos on Friday" in system_text(body["system"])
     assert max(live_messages_in(body) for body in calls) <= 20
+    # Every main call marks its stable parts for the prompt cache; once the prompt is long
+    # enough to be cached, most of it is read from the call before.
+    assert all(breakpoints(body) for body in calls)
+    later = main_usage(scripted_stack)[10:]
+    read = sum(usage["cache_read_input_tokens"] for usage in later)
+    assert read > 0.5 * sum(prompt_tokens(usage) for usage in later)
+
+
+def breakpoints(body: dict) -> int:
+    blocks = [*body["system"], *(b for m in body["messages"] for b in m["content"])]
+    return sum(1 for block in blocks if "cache_control" in block)
+
+
+def prompt_tokens(usage: dict) -> int:
+    return (
+        usage["input_tokens"]
+        + usage["cache_creation_input_tokens"]
+        + usage["cache_read_input_tokens"]
+    )
+
+
+def main_usage(stack: Stack) -> list[dict]:
+    assert stack.model_api is not None
+    return [
+        r["usage"]
+        for r in stack.model_api.requests()
+        if any(t["name"] == "record_promise" for t in r["body"].get("tools", []))
+    ]
 
 
 @pytest.mark.parametrize("scripted_stack", ["20"], indirect=True)
@@ -146,10 +181,14 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
     for number in range(20):  # 40 messages: twice the window
         await device.ask(f"Line {number} of a long story about a cat.")
 
+    def rolled_over() -> bool:  # forced after the last answer was delivered
+        return len(model_conversations(scripted_stack, welcome["conversation"])) == 2
+
+    await eventually(rolled_over)
     fold_calls = [
         r for r in api.requests() if r["body"].get("tool_choice", {}).get("name") == "fold"
     ]
-    assert len(fold_calls) == 20 - 5  # due from the 6th turn (12 live > 10), then every turn
+    assert len(fold_calls) == 20 - 9  # due from the 10th turn (20 live), then every turn
     behind = model_conversations(scripted_stack, welcome["conversation"])
     assert [row.reason for row in behind] == ["first message", "rollover"]
     summary = rows(
@@ -158,7 +197,8 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
     assert summary == ""  # the forced rollover keeps the previous (empty) summary
 
     api.heal_tool("fold")
-    await device.ask("After the hiccup, one more line.")
+    for number in range(5):  # the 10 carried messages grow back to the window
+        await device.ask(f"After the hiccup, line {number}.")
 
     def folded() -> bool:  # the fold runs after the answer is delivered
         state = rows(

@@ -39,8 +39,16 @@ def work_calls(worker: WorkerUnderTest) -> list[dict]:
 def calls_for(worker: WorkerUnderTest, request: str) -> list[dict]:
     """The work model's calls for a request, from the one that starts on it."""
     calls = work_calls(worker)
-    start = next(i for i, body in enumerate(calls) if body["messages"][-1]["content"] == request)
+    start = next(i for i, body in enumerate(calls) if newest_words(body) == request)
     return calls[start:]
+
+
+def newest_words(body: dict) -> str:
+    """The text of a call's last message (its last block carries the cache breakpoint)."""
+    content = body["messages"][-1]["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if block["type"] == "text")
 
 
 async def until(check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
@@ -82,9 +90,7 @@ async def test_work_cut_off_by_a_restart_resumes_when_the_worker_is_back(
     assert scripted.model_api is not None
     scripted.model_api.push({"text": "never seen", "stall_s": 30})
     topic = await scripted.start_work(person(), "calculate 9*9")
-    await until(
-        lambda: any(b["messages"][-1]["content"] == "calculate 9*9" for b in work_calls(scripted))
-    )
+    await until(lambda: any(newest_words(b) == "calculate 9*9" for b in work_calls(scripted)))
 
     await scripted.restart()
 

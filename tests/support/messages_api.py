@@ -3,7 +3,20 @@
 `POST /v1/messages`, streaming (SSE, the same events as the API) and not, with the API's JSON
 error shape. It answers from a queue of canned responses a test sets, and, when the queue is
 empty, by running the offline model's rules on the request, so a whole stack can run in the
-Anthropic mode against it. It records every request (JSON body and headers).
+Anthropic mode against it. It records every request (JSON body and headers) with the usage it
+answered.
+
+Prompt caching works as the API's does, so tests can assert cache reads: each block marked with
+`cache_control` (at most 4) ends a prefix (tools, system, messages) that is cached for its
+lifetime (5 minutes, or `"ttl": "1h"`) from its last use, once it is at least
+`min_cacheable_tokens` long; a later request reads back the longest cached prefix that ends at
+one of its breakpoints or up to 20 blocks before one. `usage` then splits the prompt into
+`cache_read_input_tokens`, `cache_creation_input_tokens` and `input_tokens` (the rest). Tokens
+are estimated as a quarter of the characters. `advance_clock(s)` moves the cache's time on.
+
+A promise script (`promise_script(every, keeps)`) makes the main model record a promise on every
+`every`-th of the person's turns and, when it keeps them, keep the oldest one listed in Open items
+on the turn before each new one; other calls follow the queue and the rules as before.
 
 In a test:
 
@@ -20,13 +33,16 @@ As a process (for services started as subprocesses): `python -m tests.support.me
 --port 0` prints `listening on http://127.0.0.1:PORT` once it accepts requests. There the queue
 and the records are reached over HTTP: `POST /_control/queue` with a JSON list of response specs
 (`{"text": ...}`, `{"tool_use": {"name", "input"}}`, `{"error": {"status", "type", "message"}}`,
-optionally `"stall_s"`), `GET /_control/requests`, `POST /_control/reset`.
+optionally `"stall_s"`), `GET /_control/requests`, `POST /_control/reset`,
+`POST /_control/clock` (`{"advance_s": S}`) and `POST /_control/promises` (`{"every": N,
+"keeps": bool}`; `every` 0 stops it).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import re
 import signal
@@ -37,8 +53,9 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 import httpx
@@ -50,12 +67,17 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from violet.models import tools as violet_tools
-from violet.models.offline_rules import respond
+from violet.models.offline_rules import open_items, respond
 from violet.models.offline_structured import structured_answer
 from violet.models.offline_text import block_text, estimate_tokens
 
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _WORK_TOOLS = {tool.name for tool in violet_tools.WORK_TOOLS}
+
+MAX_BREAKPOINTS = 4
+LOOKBACK_BLOCKS = 20
+MIN_CACHEABLE_TOKENS = 1024
+TTL_S = {"5m": 300.0, "1h": 3600.0}
 
 
 @dataclass
@@ -137,6 +159,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: dict
+    usage: dict | None = None  # what the answer said it used; None for a refused request
 
 
 class ApiError(Exception):
@@ -189,6 +212,13 @@ def validate(body: object) -> dict:
                 f'messages.{index}.role: must be "user" or "assistant"',
             )
         _check_tool_pairs(messages, index)
+        _check_text(message.get("content"), f"messages.{index}")
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list) or any(b.get("type") != "text" for b in system):
+            raise ApiError(400, "invalid_request_error", "system: must be a string or text blocks")
+        _check_text(system, "system")
+    _check_breakpoints(body)
     tools = body.get("tools") or []
     names = set()
     for index, tool in enumerate(tools):
@@ -239,6 +269,54 @@ def _check_tool_pairs(messages: list[dict], index: int) -> None:
         )
 
 
+def _check_text(content: object, where: str) -> None:
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    for block in blocks:
+        if block.get("type") == "text" and not str(block.get("text", "")).strip():
+            raise ApiError(
+                400, "invalid_request_error", f"{where}: text content blocks must be non-empty"
+            )
+
+
+def _check_breakpoints(body: dict) -> None:
+    marks = [unit.get("cache_control") for unit in _units(body) if unit.get("cache_control")]
+    if len(marks) > MAX_BREAKPOINTS:
+        raise ApiError(
+            400,
+            "invalid_request_error",
+            f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
+            f"Found {len(marks)}.",
+        )
+    lifetimes = []
+    for mark in marks:
+        if mark.get("type") != "ephemeral" or mark.get("ttl", "5m") not in TTL_S:
+            raise ApiError(400, "invalid_request_error", f"cache_control: invalid value {mark}")
+        lifetimes.append(TTL_S[mark.get("ttl", "5m")])
+    if lifetimes != sorted(lifetimes, reverse=True):
+        raise ApiError(
+            400,
+            "invalid_request_error",
+            "a cache_control entry with a longer ttl must come before any with a shorter one",
+        )
+
+
+def _units(body: dict) -> list[dict]:
+    """The request as the cache reads it, in order: each tool, each system block, each block
+    of each message (a message's first block marked as the start of a turn)."""
+    units: list[dict] = [dict(tool) for tool in body.get("tools") or []]
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        units.append({"type": "text", "text": system})
+    elif isinstance(system, list):
+        units.extend(dict(block) for block in system)
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for number, block in enumerate(blocks):
+            units.append({**block, "role": message.get("role"), "opens_turn": number == 0})
+    return units
+
+
 def _ids(message: dict, block_type: str, key: str) -> list[str]:
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
@@ -270,11 +348,8 @@ def rules_answer(body: dict) -> list[dict]:
     return respond(tier=tier, system=system, messages=body["messages"], offered=offered)
 
 
-def message_json(body: dict, content: list[dict], stop_reason: str | None) -> dict:
-    system = body.get("system") or ""
-    request_text = json.dumps(body["messages"]) + (
-        system if isinstance(system, str) else json.dumps(system)
-    )
+def message_json(body: dict, content: list[dict], stop_reason: str | None, prompt: dict) -> dict:
+    """The answer message; `prompt` is the input side of its usage (`PromptCache.use`)."""
     answer_text = "".join(
         b.get("text", "") if b["type"] == "text" else json.dumps(b.get("input")) for b in content
     )
@@ -287,10 +362,131 @@ def message_json(body: dict, content: list[dict], stop_reason: str | None) -> di
         "content": content,
         "stop_reason": stop_reason or ("tool_use" if uses_tools else "end_turn"),
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": max(1, estimate_tokens(request_text)),
-            "output_tokens": max(1, estimate_tokens(answer_text)),
-        },
+        "usage": {**prompt, "output_tokens": max(1, estimate_tokens(answer_text))},
+    }
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One unit of a request as the cache sees it: `key` names the whole prefix up to and
+    including it; `ttl_s` is set when it carries a breakpoint."""
+
+    key: str
+    tokens: int
+    ttl_s: float | None
+
+
+def segments(body: dict) -> list[Segment]:
+    chain = hashlib.sha256(str(body.get("model")).encode())
+    found = []
+    for unit in _units(body):
+        mark = unit.pop("cache_control", None)
+        chain.update(json.dumps(unit, sort_keys=True).encode())
+        ttl_s = TTL_S[mark.get("ttl", "5m")] if mark else None
+        found.append(Segment(chain.hexdigest(), estimate_tokens(json.dumps(unit)), ttl_s))
+    return found
+
+
+class PromptCache:
+    """The API's prompt cache: prefixes written at breakpoints, each alive for its lifetime
+    after its last use."""
+
+    def __init__(self, min_tokens: int, clock: Callable[[], float]) -> None:
+        self.min_tokens = min_tokens
+        self._clock = clock
+        self._alive: dict[str, tuple[float, float]] = {}  # key: (expires at, lifetime)
+
+    def clear(self) -> None:
+        self._alive.clear()
+
+    def use(self, found: list[Segment]) -> dict:
+        """Reads the longest cached prefix, writes the breakpoints past it; the input usage."""
+        now = self._clock()
+        self._alive = {k: v for k, v in self._alive.items() if v[0] > now}
+        ends = list(accumulate(segment.tokens for segment in found))
+        marks = [i for i, s in enumerate(found) if s.ttl_s is not None]
+        hit = max((self._hit(found, mark) for mark in marks), default=-1)
+        if hit >= 0:
+            _, lifetime = self._alive[found[hit].key]
+            self._alive[found[hit].key] = (now + lifetime, lifetime)
+        read = ends[hit] if hit >= 0 else 0
+        written = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+        upto = read
+        for mark in marks:
+            ttl_s = found[mark].ttl_s
+            if ttl_s is None or mark <= hit or ends[mark] < self.min_tokens:
+                continue
+            self._alive[found[mark].key] = (now + ttl_s, ttl_s)
+            lifetime = "1h" if ttl_s == TTL_S["1h"] else "5m"
+            written[f"ephemeral_{lifetime}_input_tokens"] += ends[mark] - upto
+            upto = ends[mark]
+        total = ends[-1] if ends else 0
+        return {
+            "input_tokens": max(1, total - upto),
+            "cache_creation_input_tokens": upto - read,
+            "cache_read_input_tokens": read,
+            "cache_creation": written,
+        }
+
+    def _hit(self, found: list[Segment], mark: int) -> int:
+        """The end of the cached prefix found from breakpoint `mark`, looking back; -1: none."""
+        for index in range(mark, max(-1, mark - LOOKBACK_BLOCKS - 1), -1):
+            if found[index].key in self._alive:
+                return index
+        return -1
+
+
+@dataclass
+class PromiseScript:
+    """A main model that records a promise on every `every`-th of the person's turns and, when
+    it `keeps` them, keeps the oldest promise of Open items on the turn before each new one.
+    Updates it is given to tell, it tells."""
+
+    every: int
+    keeps: bool = False
+    turns: int = 0
+
+    def answer(self, body: dict) -> list[dict] | None:
+        offered = {tool["name"] for tool in body.get("tools") or []}
+        if violet_tools.RECORD_PROMISE not in offered or not answers_person(body):
+            return None
+        self.turns += 1
+        if self.turns % self.every == 0:
+            promise = f"send the notes from our talk, part {self.turns // self.every}"
+            return [_scripted_call(violet_tools.RECORD_PROMISE, {"text": promise})]
+        system = body.get("system") or ""
+        system = system if isinstance(system, str) else block_text(system)
+        promises = [key for kind, key, _ in open_items(system) if kind == "promise"]
+        if self.keeps and promises and (self.turns + 1) % self.every == 0:
+            return [_scripted_call(violet_tools.KEEP_PROMISE, {"promise_id": promises[0]})]
+        return None
+
+
+def opens_turn(body: dict) -> bool:
+    """Whether a request's newest user turn holds words rather than only tool results."""
+    messages = body.get("messages") or []
+    if not messages or messages[-1].get("role") != "user":
+        return False
+    content = messages[-1].get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text"}]
+    return any(b.get("type") != "tool_result" for b in blocks)
+
+
+def answers_person(body: dict) -> bool:
+    """Whether a request opens a turn that answers the person, not one telling an update."""
+    if not opens_turn(body):
+        return False
+    content = body["messages"][-1]["content"]
+    first = content if isinstance(content, str) else block_text(content[:1])
+    return not first.startswith(violet_tools.UPDATE_PREFIX)
+
+
+def _scripted_call(name: str, tool_input: dict) -> dict:
+    return {
+        "type": "tool_use",
+        "id": f"toolu_{uuid.uuid4().hex[:24]}",
+        "name": name,
+        "input": tool_input,
     }
 
 
@@ -352,11 +548,17 @@ def sse_events(message: dict, failure: tuple[int, str, str] | None = None) -> It
 class MessagesAPI:
     """The server, its queue of canned answers and its record of requests."""
 
-    def __init__(self, *, api_key: str | None = None) -> None:
+    def __init__(
+        self, *, api_key: str | None = None, min_cacheable_tokens: int = MIN_CACHEABLE_TOKENS
+    ) -> None:
         self.api_key = api_key
+        self.min_cacheable_tokens = min_cacheable_tokens
         self._lock = threading.Lock()
         self._queue: deque[Canned] = deque()
         self._requests: list[RecordedRequest] = []
+        self._skew_s = 0.0
+        self.cache = PromptCache(min_cacheable_tokens, lambda: time.monotonic() + self._skew_s)
+        self._promises: PromiseScript | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
@@ -367,6 +569,8 @@ class MessagesAPI:
                 Route("/_control/requests", self._control_requests, methods=["GET"]),
                 Route("/_control/reset", self._control_reset, methods=["POST"]),
                 Route("/_control/failing", self._control_failing, methods=["POST"]),
+                Route("/_control/clock", self._control_clock, methods=["POST"]),
+                Route("/_control/promises", self._control_promises, methods=["POST"]),
             ]
         )
         # Forced tool calls (by tool name) answered with an error until cleared.
@@ -391,6 +595,23 @@ class MessagesAPI:
         with self._lock:
             self._queue.clear()
             self._requests.clear()
+            self.cache.clear()
+            self.cache.min_tokens = self.min_cacheable_tokens
+            self._promises = None
+
+    def advance_clock(self, seconds: float) -> None:
+        """Moves the prompt cache's time on, so entries can outlive their lifetime in a test."""
+        with self._lock:
+            self._skew_s += seconds
+
+    def promise_script(self, every: int, keeps: bool = False) -> None:
+        """Main calls record (and keep) promises as `PromiseScript` says; `every` 0 stops it."""
+        with self._lock:
+            self._promises = PromiseScript(every, keeps) if every > 0 else None
+
+    def _scripted(self, body: dict) -> list[dict] | None:
+        with self._lock:
+            return self._promises.answer(body) if self._promises else None
 
     def fail_tool(self, name: str, status: int = 400) -> None:
         """Every forced call of tool `name` fails with `status` until `heal_tool(name)`."""
@@ -450,8 +671,9 @@ class MessagesAPI:
             body = json.loads(raw)
         except ValueError:
             body = {"unparsed": raw.decode(errors="replace")}
+        record = RecordedRequest(request.url.path, dict(request.headers), body)
         with self._lock:
-            self._requests.append(RecordedRequest(request.url.path, dict(request.headers), body))
+            self._requests.append(record)
         try:
             _authenticate(request, self.api_key)
             validate(body)
@@ -464,11 +686,17 @@ class MessagesAPI:
             streamed = bool(body.get("stream"))
             if canned is not None and canned.error and not (canned.mid_stream and streamed):
                 return error_response(*canned.error, retry_after_s=canned.retry_after_s)
-            content = canned.content if canned is not None else rules_answer(body)
+            if canned is not None:
+                content = canned.content
+            else:
+                content = self._scripted(body) or rules_answer(body)
             stop_reason = canned.stop_reason if canned is not None else None
         except ApiError as failure:
             return error_response(failure.status, failure.kind, failure.message)
-        message = message_json(body, content, stop_reason)
+        with self._lock:
+            prompt = self.cache.use(segments(body))
+        message = message_json(body, content, stop_reason, prompt)
+        record.usage = message["usage"]
         if streamed:
             failure = canned.error if canned is not None else None
             pause_s = canned.stream_pause_s if canned is not None else 0.0
@@ -498,6 +726,16 @@ class MessagesAPI:
     async def _control_reset(self, request: Request) -> Response:
         self.reset()
         return JSONResponse({"reset": True})
+
+    async def _control_clock(self, request: Request) -> Response:
+        spec = await request.json()
+        self.advance_clock(float(spec["advance_s"]))
+        return JSONResponse({"advanced_s": spec["advance_s"]})
+
+    async def _control_promises(self, request: Request) -> Response:
+        spec = await request.json()
+        self.promise_script(int(spec.get("every", 0)), bool(spec.get("keeps", False)))
+        return JSONResponse({"promises": spec})
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
@@ -611,8 +849,14 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default=None, help="accept only this key (default: any)")
+    parser.add_argument(
+        "--min-cacheable-tokens",
+        type=int,
+        default=MIN_CACHEABLE_TOKENS,
+        help="the shortest prefix the prompt cache keeps",
+    )
     options = parser.parse_args()
-    api = MessagesAPI(api_key=options.api_key)
+    api = MessagesAPI(api_key=options.api_key, min_cacheable_tokens=options.min_cacheable_tokens)
     sock = _listening_socket(options.host, options.port)
     # the socket already listens, so a client may connect as soon as this line is out
     print(f"listening on http://{options.host}:{sock.getsockname()[1]}", flush=True)

@@ -1,11 +1,16 @@
-"""What the main model is handed: the conversation as it reads, not as it was stored."""
+"""What the main model is handed: the conversation as it reads, not as it was stored, laid out
+for the prompt cache."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from session.context import as_said, model_messages
+from session.context import SUMMARY_HEADING, SYSTEM_PROMPT, as_said, main_prompt, model_messages
+from session.pins import Pin
 from session.transcript import Message
+from violet.models import OfflineModelClient, UsageLedger
+from violet.models.cache import EPHEMERAL, MAX_BREAKPOINTS
+from violet.models.tools import MAIN_TOOLS, MEMORY_HEADING, PINNED_HEADING, UPDATE_PREFIX
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -31,7 +36,10 @@ STORED = [
 def test_answering_a_message_sees_earlier_answers_right_after_their_questions() -> None:
     said = as_said(STORED, upto=2)
     assert [m.seq for m in said] == [1, 4, 2]
-    assert model_messages(said)[-1] == {"role": "user", "content": "what is my dog called?"}
+    assert model_messages(said)[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "what is my dog called?"}],
+    }
 
 
 def test_later_messages_and_their_answers_are_not_seen_yet() -> None:
@@ -48,3 +56,74 @@ def test_a_told_update_keeps_its_place() -> None:
     ]
     assert [m.seq for m in as_said(stored, upto=4)] == [1, 2, 3, 4]
     assert [m.seq for m in as_said(stored)] == [1, 2, 3, 4]
+
+
+def pin(number: int, kind: str = "promise", text: str = "") -> Pin:
+    return Pin(f"p_{number}", kind, text or f"send the photos, part {number}", AT)  # type: ignore[arg-type]
+
+
+def exchange(turns: int) -> list[Message]:
+    said: list[Message] = []
+    for number in range(turns):
+        said.append(you(2 * number + 1, f"Thought {number} about the garden."))
+        said.append(violet(2 * number + 2, f"Lovely thought {number}.", answers=2 * number + 1))
+    return said
+
+
+def blocks(system: list[dict], messages: list[dict]) -> list[dict]:
+    """The request as the prompt cache reads it, without the breakpoints."""
+    flat = [*system, *(b for m in messages for b in m["content"])]
+    return [{k: v for k, v in block.items() if k != "cache_control"} for block in flat]
+
+
+def test_a_main_call_puts_stable_parts_first_and_the_memory_note_after_the_last_breakpoint():
+    conversation = [*exchange(2), you(5, "what is my dog called?")]
+    system, messages = main_prompt(
+        "Person: has a dog.", [pin(1)], conversation, remembered=["My dog is called Rex"]
+    )
+    assert [block["cache_control"] for block in system] == [EPHEMERAL] * 3
+    assert system[0]["text"] == SYSTEM_PROMPT
+    assert system[1]["text"] == f"{SUMMARY_HEADING}\nPerson: has a dog."
+    assert system[2]["text"].startswith(PINNED_HEADING)
+    newest = messages[-1]["content"]
+    assert newest[0] == {
+        "type": "text",
+        "text": "what is my dog called?",
+        "cache_control": EPHEMERAL,
+    }
+    assert newest[1]["text"] == f"{MEMORY_HEADING}\n- My dog is called Rex"
+    assert "cache_control" not in newest[1]
+    assert [m["role"] for m in messages] == ["user", "assistant"] * 2 + ["user"]
+    assert len(system) + 1 == MAX_BREAKPOINTS  # the most a request may hold
+
+
+def test_each_call_starts_with_everything_the_call_before_it_cached():
+    before_system, before = main_prompt("", [pin(1)], exchange(3)[:-1], remembered=["A fact"])
+    after_system, after = main_prompt("", [pin(1)], exchange(4)[:-1], remembered=["Other"])
+    cached = blocks(before_system, before)[:-1]  # all but the memory note
+    assert blocks(after_system, after)[: len(cached)] == cached
+
+
+def test_an_update_is_told_in_a_user_turn_of_its_own_after_the_conversation():
+    system, messages = main_prompt(
+        "", [], exchange(2), update="The tides are high at noon.", remembered=["I sail"]
+    )
+    assert len(system) == 1  # no summary and nothing pinned: the instructions alone
+    assert messages[-2]["content"][-1]["cache_control"] == EPHEMERAL
+    assert messages[-1] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": UPDATE_PREFIX + "The tides are high at noon."},
+            {"type": "text", "text": f"{MEMORY_HEADING}\n- I sail"},
+        ],
+    }
+
+
+async def test_the_offline_model_reads_the_memory_note_at_the_end_and_not_as_the_persons_words():
+    system, messages = main_prompt(
+        "", [], [you(1, "what is my dog called?")], remembered=["My dog is called Rex"]
+    )
+    reply = await OfflineModelClient(ledger=UsageLedger()).reply(
+        tier="main", system=system, messages=messages, tools=MAIN_TOOLS, person="ana"
+    )
+    assert "My dog is called Rex" in reply.text

@@ -22,10 +22,21 @@ def test_a_window_outside_20_to_50_is_refused(size: int) -> None:
         Window(size)
 
 
-def test_a_fold_is_due_past_size_minus_half() -> None:
+def test_a_fold_is_due_once_the_live_messages_reach_the_window() -> None:
     window = Window(30)
-    assert not window.fold_due(15)
-    assert window.fold_due(16)
+    assert not window.fold_due(29)
+    assert window.fold_due(30)
+
+
+@pytest.mark.parametrize("size", [20, 30, 50])
+def test_a_fold_comes_about_once_every_quarter_window_of_turns(size: int) -> None:
+    window, live, folds, turns = Window(size), 0, 0, 400
+    for _ in range(turns):
+        live += 2  # the person's message and Violet's answer
+        if window.fold_due(live):
+            _, carried = window.split(conversation(live))
+            live, folds = len(carried), folds + 1
+    assert turns / folds == pytest.approx(size / 4, rel=0.15)
 
 
 def test_the_rollover_is_forced_at_twice_the_window() -> None:

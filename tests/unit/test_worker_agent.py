@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from tests.support.smtp import SmtpSink
 from tests.support.web import LocalWeb
 from violet import database
-from violet.models import LEDGER, ModelUnavailable, Reply, Tool, Usage
+from violet.models import LEDGER, ModelUnavailable, Reply, System, Tool, Usage
 from violet.models import tools as t
 from violet.models.base import reply_from_blocks
 from worker.agent import GAVE_UP, MODEL_FAILED, WorkAgent, window
@@ -41,13 +41,15 @@ class ScriptedModel:
 
     script: list[list[dict] | Exception] = field(default_factory=list)
     seen: list[list[dict]] = field(default_factory=list)
+    systems: list[System] = field(default_factory=list)
     ledger = LEDGER
 
     async def reply(
-        self, *, tier: str, system: str, messages: list[dict], tools: Sequence[Tool], person: str
+        self, *, tier: str, system: System, messages: list[dict], tools: Sequence[Tool], person: str
     ) -> Reply:
         assert tier == "work" and person == PERSON
         self.seen.append(json.loads(json.dumps(messages)))
+        self.systems.append(system)
         step = self.script.pop(0) if self.script else [words("Done.")]
         if isinstance(step, Exception):
             raise step
@@ -262,7 +264,26 @@ async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prom
         await rig.store.add_request(session.id, PERSON, text, None, None)
     await rig.run(session)
     last = rig.model.seen[-1]
-    assert [m["content"] for m in last if m["role"] == "user"] == ["look up two", "look up three"]
+    assert [text_of(m) for m in last if m["role"] == "user"] == ["look up two", "look up three"]
+
+
+async def test_every_step_reads_the_one_before_from_the_prompt_cache(
+    rig: Rig, local_web: LocalWeb
+) -> None:
+    url = local_web.add_page("/tides", "Tides", "High tide is at noon.")
+    rig.model.script = [[call("fetch_page", {"url": url})]]
+    session = await rig.request("look up the tides")
+    await rig.run(session)
+    first, second = rig.model.seen[0], rig.model.seen[1]
+    assert second[: len(first) - 1] == first[:-1]  # the second only adds to the first
+    for sent in (first, second):
+        assert sent[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert all(block["cache_control"] for block in rig.model.systems[-1])
+
+
+def text_of(message: dict) -> str:
+    content = message["content"]
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)
 
 
 async def test_a_copy_changed_elsewhere_is_never_written_over(rig: Rig) -> None:

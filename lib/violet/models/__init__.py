@@ -2,7 +2,7 @@
 
 from violet.models.accounting import LEDGER, UsageLedger, UsageTotals
 from violet.models.anthropic_client import AnthropicModelClient
-from violet.models.base import ModelClient, Reply, Tier, Tool, ToolCall, Usage
+from violet.models.base import ModelClient, Reply, System, Tier, Tool, ToolCall, Usage
 from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
 from violet.models.factory import (
     DEFAULT_FAST_MODEL,
@@ -40,6 +40,7 @@ __all__ = [
     "OriginItem",
     "Pick",
     "Reply",
+    "System",
     "Tier",
     "Tool",
     "ToolCall",

@@ -1,5 +1,5 @@
-"""What every model call costs: a span per call (gen_ai semantic conventions), an OpenTelemetry
-token counter, and per-person totals kept in process.
+"""What every model call costs: one span per call (gen_ai semantic conventions), the
+`gen_ai.client.token.usage` histogram, and per-person totals kept in process.
 
 Message text goes on spans only when `VIOLET_TRACE_CONTENT=1`.
 """
@@ -12,25 +12,20 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from opentelemetry import metrics, trace
+from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 
-from violet.models.base import Usage
+from violet.metrics import MODEL_SECONDS, MODEL_TOKENS
+from violet.models.base import System, Usage
+from violet.models.cache import system_text
 from violet.models.errors import ModelOutputInvalid, ModelRejected, ModelUnavailable
 from violet.telemetry import content_allowed as trace_content
 
 SYSTEM = "anthropic"
 
 _tracer = trace.get_tracer(__name__)
-_meter = metrics.get_meter(__name__)
-_tokens = _meter.create_counter(
-    "violet.model.tokens", unit="{token}", description="Tokens used by model calls."
-)
-_duration = _meter.create_histogram(
-    "gen_ai.client.operation.duration", unit="s", description="Duration of model calls."
-)
 
 
 def opaque_user_id(person: str) -> str:
@@ -40,39 +35,55 @@ def opaque_user_id(person: str) -> str:
 
 @dataclass
 class UsageTotals:
+    """Sums over calls. Input tokens as the API counts them: `input_tokens` read afresh,
+    `cache_write_tokens` written to the prompt cache, `cache_read_tokens` read from it."""
+
     calls: int = 0
     failed_calls: int = 0
     input_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
 
+    def add(self, other: UsageTotals) -> None:
+        for field in fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+
 
 class UsageLedger:
-    """Per-person totals of model use since the process started. Safe across threads."""
+    """Per-person totals of model use since the process started, by call (`reply.main`,
+    `structured.fold`, ...). Safe across threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._totals: dict[str, UsageTotals] = {}
+        self._totals: dict[tuple[str, str], UsageTotals] = {}
 
     def record(
-        self, person: str, *, input_tokens: int, output_tokens: int, latency_s: float, ok: bool
+        self, person: str, call: str, usage: Usage | None, latency_s: float, ok: bool
     ) -> None:
+        """One call; `usage` is None when the call failed before the API counted anything."""
+        one = UsageTotals(calls=1, failed_calls=0 if ok else 1, latency_s=latency_s)
+        if usage is not None:
+            one.input_tokens = usage.input_tokens
+            one.cache_write_tokens = usage.cache_write_tokens
+            one.cache_read_tokens = usage.cache_read_tokens
+            one.output_tokens = usage.output_tokens
         with self._lock:
-            totals = self._totals.setdefault(person, UsageTotals())
-            totals.calls += 1
-            totals.failed_calls += 0 if ok else 1
-            totals.input_tokens += input_tokens
-            totals.output_tokens += output_tokens
-            totals.latency_s += latency_s
+            self._totals.setdefault((person, call), UsageTotals()).add(one)
 
-    def totals(self, person: str) -> UsageTotals:
+    def totals(self, person: str, call: str | None = None) -> UsageTotals:
+        """The person's totals over every call, or over the calls named `call`."""
+        summed = UsageTotals()
         with self._lock:
-            found = self._totals.get(person, UsageTotals())
-            return UsageTotals(**vars(found))
+            for (who, what), totals in self._totals.items():
+                if who == person and call in (None, what):
+                    summed.add(totals)
+        return summed
 
     def people(self) -> list[str]:
         with self._lock:
-            return sorted(self._totals)
+            return sorted({person for person, _ in self._totals})
 
 
 LEDGER = UsageLedger()
@@ -133,11 +144,13 @@ def model_call(
     person: str,
     call: str,
     model: str,
-    system: str | None,
+    system: System | None,
     messages: list[dict],
     max_tokens: int | None = None,
+    server: tuple[str, int] | None = None,
 ) -> Iterator[CallRecord]:
-    """Wraps one model call (with all its retries). `call` names it, e.g. `reply.main`."""
+    """Wraps one model call (with all its retries) in its one span. `call` names it, e.g.
+    `reply.main`; `server` is the API's host and port."""
     attributes: dict = {
         "gen_ai.system": SYSTEM,
         "gen_ai.provider.name": SYSTEM,
@@ -149,9 +162,11 @@ def model_call(
     }
     if max_tokens is not None:
         attributes["gen_ai.request.max_tokens"] = max_tokens
+    if server is not None:
+        attributes["server.address"], attributes["server.port"] = server
     if trace_content():
         if system:
-            attributes["gen_ai.system_instructions"] = system
+            attributes["gen_ai.system_instructions"] = system_text(system)
         attributes["gen_ai.input.messages"] = _as_json(messages)
     started = time.monotonic()
     with _tracer.start_as_current_span(
@@ -181,17 +196,18 @@ def _finish(
     error: BaseException | None,
 ) -> None:
     usage = record.usage
-    input_tokens = usage.input_tokens if usage else 0
-    output_tokens = usage.output_tokens if usage else 0
     outcome = outcome_of(error)
     span = record.span
-    span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
-    span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
+    if usage:
+        # The conventions count the whole prompt as input, cached parts included.
+        span.set_attribute("gen_ai.usage.input_tokens", usage.prompt_tokens)
+        span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write_tokens)
+        span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
+        span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
+        span.set_attribute("gen_ai.response.model", usage.model)
     span.set_attribute("violet.model.latency_s", round(latency_s, 6))
     span.set_attribute("violet.model.outcome", outcome)
     span.set_attribute("violet.model.attempts", record.attempts)
-    if usage:
-        span.set_attribute("gen_ai.response.model", usage.model)
     if record.finish_reason:
         span.set_attribute("gen_ai.response.finish_reasons", (record.finish_reason,))
     if record.response_id:
@@ -199,19 +215,34 @@ def _finish(
     if error is not None:
         span.set_attribute("error.type", type(error).__name__)
         span.set_status(Status(StatusCode.ERROR, str(error)))
-    ledger.record(
-        person,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        latency_s=latency_s,
-        ok=error is None,
-    )
+    ledger.record(person, call, usage, latency_s, ok=error is None)
+    # Per-person totals live in the ledger; a metric label per person would not scale.
     common = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": SYSTEM,
         "gen_ai.request.model": record.model,
         "violet.model.call": call,
         "violet.model.outcome": outcome,
     }
-    # Per-person totals live in the ledger; a metric label per person would not scale.
-    _tokens.add(input_tokens, {**common, "gen_ai.token.type": "input"})
-    _tokens.add(output_tokens, {**common, "gen_ai.token.type": "output"})
-    _duration.record(latency_s, common)
+    if error is not None:
+        common["error.type"] = type(error).__name__
+    MODEL_SECONDS.record(latency_s, common)
+    if usage:
+        _record_tokens(usage, common)
+
+
+def _record_tokens(usage: Usage, common: dict) -> None:
+    """Input is recorded in parts by `violet.token.cache` (`none`: read afresh, `read`, `write`),
+    so the parts sum to the conventions' input and the cached share can be read off."""
+    common = {**common, "gen_ai.response.model": usage.model}
+    parts = (
+        ("none", usage.input_tokens),
+        ("read", usage.cache_read_tokens),
+        ("write", usage.cache_write_tokens),
+    )
+    for cache, tokens in parts:
+        if tokens or cache == "none":
+            MODEL_TOKENS.record(
+                tokens, {**common, "gen_ai.token.type": "input", "violet.token.cache": cache}
+            )
+    MODEL_TOKENS.record(usage.output_tokens, {**common, "gen_ai.token.type": "output"})

@@ -18,9 +18,8 @@ from violet.models.accounting import (
     UsageLedger,
     model_call,
     opaque_user_id,
-    trace_content,
 )
-from violet.models.base import Reply, Tier, Tool, Usage, reply_from_blocks
+from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
 from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
 from violet.models.retry import Backoff, is_retried, retry_after_s
 from violet.models.validation import structured_input
@@ -67,14 +66,16 @@ class AnthropicModelClient:
         ledger: UsageLedger | None = None,
         main_max_tokens: int = MAIN_MAX_TOKENS,
     ) -> None:
-        content_mode = "content" if trace_content() else "metadata_only"
+        # Our span covers a call with all its retries; the SDK's own would count it twice.
         self._sdk = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url or None,
             timeout=timeout_s,
             max_retries=0,
-            open_telemetry={"traces": {"enabled": True, "content_mode": content_mode}},
+            open_telemetry=False,
         )
+        url = self._sdk.base_url
+        self._server = (url.host, url.port or (443 if url.scheme == "https" else 80))
         self.main_model = main_model
         self.fast_model = fast_model
         self.timeout_s = timeout_s
@@ -87,7 +88,7 @@ class AnthropicModelClient:
         self,
         *,
         tier: Tier,
-        system: str,
+        system: System,
         messages: list[dict],
         tools: Sequence[Tool],
         person: str,
@@ -111,6 +112,7 @@ class AnthropicModelClient:
             system=system,
             messages=messages,
             max_tokens=self.main_max_tokens,
+            server=self._server,
         ) as record:
             message = await self._send(record, params, stream=stream)
             content = [block_dict(block) for block in message.content]
@@ -137,6 +139,7 @@ class AnthropicModelClient:
             system=None,
             messages=messages,
             max_tokens=STRUCTURED_MAX_TOKENS,
+            server=self._server,
         ) as record:
             message = await self._send(record, params, stream=False)
             content = [block_dict(block) for block in message.content]
@@ -154,6 +157,8 @@ class AnthropicModelClient:
             input_tokens=message.usage.input_tokens,
             output_tokens=message.usage.output_tokens,
             latency_s=record.elapsed_s(),
+            cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
+            cache_read_tokens=message.usage.cache_read_input_tokens or 0,
         )
         record.answered(
             usage,

@@ -2,7 +2,9 @@
 
 Messages are Anthropic Messages API dicts: `{"role": "user" | "assistant", "content": str |
 list[block]}` with `text`, `tool_use` ({id, name, input}) and `tool_result` ({tool_use_id,
-content, is_error?}) blocks. Callers build them; the clients pass them through unchanged.
+content, is_error?}) blocks. The system prompt is a string or a list of `text` blocks. Any block
+may carry a `cache_control` breakpoint (`violet.models.cache` places them). Callers build all of
+it; the clients pass it through unchanged.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
     from violet.models.accounting import UsageLedger
 
 Tier = Literal["main", "work"]
+System = str | list[dict]
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,19 @@ class ToolCall:
 
 @dataclass
 class Usage:
+    """Tokens of one call. As the Messages API counts them, `input_tokens` are the ones read
+    afresh: the prompt is `input_tokens + cache_write_tokens + cache_read_tokens` long."""
+
     model: str
     input_tokens: int
     output_tokens: int
     latency_s: float
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
 
 
 @dataclass
@@ -59,7 +71,7 @@ class ModelClient(Protocol):
         self,
         *,
         tier: Tier,
-        system: str,
+        system: System,
         messages: list[dict],
         tools: Sequence[Tool],
         person: str,

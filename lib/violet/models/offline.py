@@ -7,7 +7,8 @@ import json
 from collections.abc import Sequence
 
 from violet.models.accounting import LEDGER, UsageLedger, model_call
-from violet.models.base import Reply, Tier, Tool, Usage, reply_from_blocks
+from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
+from violet.models.cache import system_text
 from violet.models.errors import ModelRejected
 from violet.models.offline_rules import respond
 from violet.models.offline_structured import structured_answer
@@ -32,7 +33,7 @@ class OfflineModelClient:
         self,
         *,
         tier: Tier,
-        system: str,
+        system: System,
         messages: list[dict],
         tools: Sequence[Tool],
         person: str,
@@ -47,10 +48,11 @@ class OfflineModelClient:
         ) as record:
             record.attempts = 1
             offered = {tool.name for tool in tools}
-            content = respond(tier=tier, system=system, messages=messages, offered=offered)
+            instructions = system_text(system)
+            content = respond(tier=tier, system=instructions, messages=messages, offered=offered)
             calls_tools = any(block["type"] == "tool_use" for block in content)
             stop_reason = "tool_use" if calls_tools else "end_turn"
-            usage = self._usage(system + json.dumps(messages), content, record.elapsed_s())
+            usage = self._usage(instructions + json.dumps(messages), content, record.elapsed_s())
             record.answered(usage, finish_reason=stop_reason, content=content)
         return reply_from_blocks(content, stop_reason, usage)
 

@@ -105,7 +105,14 @@ def respond(
         return work_step(turn.text, offered, ids)
     if turn.text is None:
         return [_text(after_tools(turn))]
-    return answer_person(turn.text, system, offered, ids)
+    return answer_person(turn.text, reading(system, messages), offered, ids)
+
+
+def reading(system: str, messages: list[dict]) -> str:
+    """The sections the main model reads besides the conversation: the system prompt's, and the
+    memory note after the person's newest words."""
+    notes = [b["text"] for b in _blocks(messages[-1]) if t.is_memory_note(b)]
+    return "\n\n".join([system, *notes])
 
 
 def last_turn(messages: list[dict]) -> Turn:
@@ -114,7 +121,7 @@ def last_turn(messages: list[dict]) -> Turn:
     content = messages[-1].get("content")
     if isinstance(content, str):
         return Turn(text=content)
-    blocks = [b for b in content or [] if isinstance(b, dict)]
+    blocks = [b for b in content or [] if isinstance(b, dict) and not t.is_memory_note(b)]
     results_end = max(
         (i for i, b in enumerate(blocks) if b.get("type") == "tool_result"), default=-1
     )

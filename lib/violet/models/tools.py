@@ -1,13 +1,10 @@
 """The tools the services give the models, and the shape of the context the models read.
 
 Both implementations rely on these names: the offline model emits `tool_use` blocks with exactly
-these names and inputs, and reads the system prompt by the headings below.
+these names and inputs, and reads the context by the headings below.
 
-System prompt sections (built by the session service):
-
-    ## What you remember about this person
-    - My favourite colour is green
-    - I take my coffee black
+The system prompt's sections (built by the session service) change only at a fold or when an
+open item does:
 
     ## Open items
     - promise p_12: look up the weather in Oslo
@@ -15,7 +12,13 @@ System prompt sections (built by the session service):
 
 Open items are listed oldest first, so the last `approval` line is the newest one.
 
-A background result reaches the main session as a user turn starting with `UPDATE_PREFIX`.
+What changes with every call comes last, as text blocks at the end of the newest user turn,
+after the conversation: a background result being told (a block starting with
+`UPDATE_PREFIX`), then the memory note (a block starting with `MEMORY_HEADING`):
+
+    ## What you remember about this person
+    - My favourite colour is green
+    - I take my coffee black
 
 Tool results the worker returns (the `content` of a `tool_result`, a JSON object as text; an
 `is_error: true` result carries a plain sentence instead):
@@ -159,6 +162,17 @@ WORK_TOOLS: tuple[Tool, ...] = (
 
 def memory_line(text: str) -> str:
     return f"- {' '.join(text.split())}"
+
+
+def memory_note(remembered: list[str]) -> str:
+    """The memory note that ends a main call's newest user turn; empty with nothing recalled."""
+    if not remembered:
+        return ""
+    return "\n".join([MEMORY_HEADING, *(memory_line(text) for text in remembered)])
+
+
+def is_memory_note(block: dict) -> bool:
+    return block.get("type") == "text" and block.get("text", "").startswith(MEMORY_HEADING)
 
 
 def promise_line(promise_id: str, text: str) -> str:

@@ -1,0 +1,193 @@
+"""The local Messages API server caches prompts as the API does, so tests can count cache reads:
+prefixes ending at breakpoints, a minimum length, a lifetime renewed by each read, a lookback of
+20 blocks, and usage split into read, written and fresh input."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.support import messages_api as api_support
+from tests.support.messages_api import MessagesAPI
+from violet.models import make_model_client
+from violet.models import tools as t
+from violet.models.cache import EPHEMERAL, cached_system, cached_through_last
+
+messages_api_server = api_support.messages_api_server  # the fixtures
+messages_api = api_support.messages_api
+
+INSTRUCTIONS = "Answer briefly and kindly. " * 40  # about 270 tokens
+
+
+@pytest.fixture
+def api(messages_api: MessagesAPI) -> MessagesAPI:
+    messages_api.cache.min_tokens = 100
+    return messages_api
+
+
+def conversation(turns: int) -> list[dict]:
+    """`turns` questions with their answers, then one more question."""
+    messages = []
+    for number in range(turns + 1):
+        messages.append({"role": "user", "content": f"Question number {number} about the sea?"})
+        messages.append({"role": "assistant", "content": f"Answer number {number} about it."})
+    return messages[:-1]
+
+
+def send(api: MessagesAPI, messages: list[dict], system: object = None, **extra: object) -> dict:
+    body = {"model": "m", "max_tokens": 64, "messages": messages, **extra}
+    body["system"] = cached_system(INSTRUCTIONS) if system is None else system
+    answer = httpx.post(f"{api.url}/v1/messages", json=body, headers={"x-api-key": "k"}, timeout=5)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["usage"]
+
+
+def prompt(usage: dict) -> int:
+    return (
+        usage["input_tokens"]
+        + usage["cache_creation_input_tokens"]
+        + usage["cache_read_input_tokens"]
+    )
+
+
+def test_a_prefix_written_at_a_breakpoint_is_read_by_the_next_call_that_starts_with_it(api):
+    first = send(api, cached_through_last(conversation(3)))
+    assert first["cache_read_input_tokens"] == 0
+    assert first["cache_creation_input_tokens"] > 0
+    assert (
+        first["cache_creation"]["ephemeral_5m_input_tokens"]
+        == (first["cache_creation_input_tokens"])
+    )
+    again = send(api, cached_through_last(conversation(3)))
+    assert again["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
+    assert again["cache_creation_input_tokens"] == 0
+    assert prompt(again) == prompt(first)
+
+
+def test_what_follows_the_last_breakpoint_is_fresh_input(api):
+    messages = cached_through_last(conversation(3))
+    messages[-1]["content"].append({"type": "text", "text": "A note that changes every call."})
+    first = send(api, messages)
+    messages[-1]["content"][-1]["text"] = "A note that changes with each call"
+    second = send(api, messages)
+    assert second["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
+    assert second["input_tokens"] == first["input_tokens"] > 0
+
+
+def test_a_growing_conversation_reads_the_call_before_it(api):
+    first = send(api, cached_through_last(conversation(3)))
+    grown = send(api, cached_through_last(conversation(4)))
+    assert grown["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
+    assert grown["cache_creation_input_tokens"] > 0  # the two new messages, written once
+    assert grown["input_tokens"] < grown["cache_creation_input_tokens"]
+
+
+def test_a_change_before_a_breakpoint_reads_only_what_comes_before_the_change(api):
+    instructions = send(api, conversation(0))["cache_creation_input_tokens"]
+    system = cached_system(INSTRUCTIONS, "## Open items\n- promise p_1: call back")
+    send(api, cached_through_last(conversation(3)), system)
+    changed = cached_system(INSTRUCTIONS, "## Open items\n- promise p_2: write back")
+    after = send(api, cached_through_last(conversation(3)), changed)
+    assert after["cache_read_input_tokens"] == instructions
+
+
+def test_a_prefix_shorter_than_the_minimum_is_not_cached(api):
+    api.cache.min_tokens = 100_000
+    for _ in range(2):
+        usage = send(api, cached_through_last(conversation(3)))
+        assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+
+
+def test_a_cached_prefix_lives_five_minutes_from_its_last_read(api):
+    messages = cached_through_last(conversation(3))
+    send(api, messages)
+    api.advance_clock(240)
+    assert send(api, messages)["cache_read_input_tokens"] > 0
+    api.advance_clock(240)  # 8 minutes after the write, 4 after the read that renewed it
+    assert send(api, messages)["cache_read_input_tokens"] > 0
+    api.advance_clock(301)
+    assert send(api, messages)["cache_read_input_tokens"] == 0
+
+
+def test_a_one_hour_breakpoint_outlives_five_minutes(api):
+    messages = conversation(3)
+    messages[-1] = {
+        "role": "user",
+        "content": [{"type": "text", "text": "Last?", "cache_control": {**EPHEMERAL, "ttl": "1h"}}],
+    }
+    system = [{"type": "text", "text": INSTRUCTIONS, "cache_control": {**EPHEMERAL, "ttl": "1h"}}]
+    first = send(api, messages, system)
+    assert first["cache_creation"]["ephemeral_1h_input_tokens"] > 0
+    api.advance_clock(1800)
+    assert send(api, messages, system)["cache_read_input_tokens"] > 0
+
+
+@pytest.mark.parametrize(("turns", "reaches"), [(10, True), (14, False)])
+def test_a_hit_is_found_up_to_20_blocks_before_a_breakpoint_and_no_further(api, turns, reaches):
+    instructions = send(api, conversation(0))["cache_creation_input_tokens"]
+    send(api, cached_through_last(conversation(2)))
+    later = send(api, cached_through_last(conversation(turns)))  # 16 or 24 blocks on
+    assert later["cache_read_input_tokens"] >= instructions
+    assert (later["cache_read_input_tokens"] > instructions) is reaches
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        [{"type": "text", "text": f"part {n}", "cache_control": EPHEMERAL} for n in range(5)],
+        [
+            {"type": "text", "text": "a", "cache_control": EPHEMERAL},
+            {"type": "text", "text": "b", "cache_control": {**EPHEMERAL, "ttl": "1h"}},
+        ],
+        [{"type": "text", "text": "a", "cache_control": {"type": "forever"}}],
+        [{"type": "text", "text": " "}],
+    ],
+    ids=["five breakpoints", "1h after 5m", "unknown type", "empty text"],
+)
+def test_breakpoints_the_api_refuses_are_refused(api, system):
+    body = {"model": "m", "max_tokens": 64, "messages": conversation(0), "system": system}
+    answer = httpx.post(f"{api.url}/v1/messages", json=body, headers={"x-api-key": "k"}, timeout=5)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["type"] == "invalid_request_error"
+
+
+async def test_the_sdk_reads_the_cache_usage_from_a_stream_and_the_record_keeps_it(api):
+    client = make_model_client(api_key="k", base_url=api.url, main_model="main", fast_model="fast")
+    for _ in range(2):
+        reply = await client.reply(
+            tier="main",
+            system=cached_system(INSTRUCTIONS),
+            messages=[{"role": "user", "content": "hello"}],
+            tools=t.MAIN_TOOLS,
+            person="ada",
+        )
+    await client.aclose()
+    assert api.bodies[-1]["stream"] is True
+    assert reply.usage.cache_read_tokens == api.requests[-1].usage["cache_read_input_tokens"] > 0
+    assert reply.usage.prompt_tokens == prompt(api.requests[0].usage)
+
+
+def test_a_promise_script_records_every_third_turn_and_keeps_the_oldest_before_the_next(api):
+    api.promise_script(every=3, keeps=True)
+    tools = [{"name": n.name, "input_schema": n.input_schema} for n in t.MAIN_TOOLS]
+    made: list[str] = []
+    for turn in range(1, 9):
+        system = "## Open items\n" + "\n".join(f"- promise p_{n}: x" for n in made)
+        body = {"model": "m", "max_tokens": 64, "messages": conversation(0), "tools": tools}
+        answer = httpx.post(
+            f"{api.url}/v1/messages",
+            json={**body, "system": system},
+            headers={"x-api-key": "k"},
+            timeout=5,
+        ).json()
+        calls = [b for b in answer["content"] if b["type"] == "tool_use"]
+        if turn % 3 == 0:
+            assert [c["name"] for c in calls] == [t.RECORD_PROMISE]
+            made.append(str(turn))
+        elif turn % 3 == 2 and made:
+            assert calls == [
+                {**calls[0], "name": t.KEEP_PROMISE, "input": {"promise_id": f"p_{made[0]}"}}
+            ]
+            made.pop(0)
+        else:
+            assert calls == []
