@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from violet.logs import setup_logging
 from violet.settings import CommonSettings, S, load_settings
 from violet.telemetry import server_interceptors, setup_telemetry, shutdown_telemetry
+from violet.unavailable import DependencyUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -105,5 +106,7 @@ def run(
     setup_telemetry(name)
     try:
         asyncio.run(serve(name, settings, lambda: resources(settings)))
+    except DependencyUnavailable as error:
+        raise SystemExit(f"{name} cannot start: {error}") from None
     finally:
         shutdown_telemetry()

@@ -192,7 +192,7 @@ class Capturer:
                 else:
                     vanished += [item.id for item in result.items]
         if vanished:
-            await asyncio.to_thread(self._vectors.delete, person, vanished)
+            await self._vectors.delete(person, vanished)
         return kept
 
 

@@ -10,7 +10,6 @@ the nightly pass settle again with vectors.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -91,6 +90,6 @@ async def settle(
         for step in steps:
             left += await memory.supersede(step.older, step.newer, merge=step.merge)
     if left:
-        await asyncio.to_thread(vectors.delete, person, left)
+        await vectors.delete(person, left)
         await reindex(store, person, embeddings, vectors, [], left)
     return left
