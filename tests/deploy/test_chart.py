@@ -593,6 +593,10 @@ def test_the_ingress_carries_the_websocket_with_tls_from_values() -> None:
         ({"config": {"VIOLET_SECRET": "in-the-open"}}, "/config"),
         ({"components": {"session": {"calls": ["nowhere"]}}}, "nowhere"),
         (
+            {"components": {"worker": {"env": {"VIOLET_SANDBOX_BACKEND": "bubblewrap"}}}},
+            "the bubblewrap sandbox needs user namespaces",
+        ),
+        (
             {"components": {"router": {"autoscaling": {"minReplicas": 1}}}},
             "components.router: autoscaling.minReplicas is 1",
         ),
@@ -618,6 +622,7 @@ def test_the_ingress_carries_the_websocket_with_tls_from_values() -> None:
         "no-qdrant",
         "secret-in-config",
         "unknown-callee",
+        "bubblewrap-in-locked-down-pods",
         "one-replica-autoscaled",
         "one-replica-fixed",
         "budget-takes-all",
@@ -707,3 +712,16 @@ def test_the_documented_calls_are_the_network_policies(rendered: Rendered) -> No
             for component in expression["values"]
         } & set(documented)
         assert reached == calls, name
+
+
+def test_the_worker_runs_code_in_the_unprivileged_sandbox_within_a_bounded_tmp(
+    rendered: Rendered,
+) -> None:
+    pod = rendered.deployment("worker")["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    assert env_of(container)["VIOLET_SANDBOX_BACKEND"]["value"] == "wasm"
+    [tmp] = [volume for volume in pod["volumes"] if volume["name"] == "tmp"]
+    assert tmp["emptyDir"]["sizeLimit"] == "1Gi"
+    # What the sandbox asks of the pod is nothing the locked-down defaults withhold.
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}

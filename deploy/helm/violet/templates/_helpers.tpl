@@ -157,6 +157,9 @@ or may still hold the previous values while pre-upgrade hooks run. */}}
 {{- end }}
 {{- range $name, $c := fromYaml (include "violet.components" .) }}
 {{- include "violet.validateBudget" (dict "name" $name "c" $c) }}
+{{- if eq (toString (get $c.env "VIOLET_SANDBOX_BACKEND")) "bubblewrap" }}
+{{- fail (printf "components.%s: the bubblewrap sandbox needs user namespaces, a fresh /proc and a seccomp profile that allows them, which this chart's locked-down pods refuse; use VIOLET_SANDBOX_BACKEND=wasm (see docs/deploy.md)." $name) }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -447,7 +450,12 @@ spec:
             {{- end }}
       volumes:
         - name: tmp
+          {{- if $c.tmpSizeLimit }}
+          emptyDir:
+            sizeLimit: {{ $c.tmpSizeLimit }}
+          {{- else }}
           emptyDir: {}
+          {{- end }}
         {{- if $c.workspaces }}
         - name: workspaces
           persistentVolumeClaim:
