@@ -8,6 +8,7 @@ from opentelemetry import trace
 
 from session.actions import MainActions
 from session.context import as_said, model_messages, system_prompt
+from session.effects import CallKeys
 from session.peers import MemoryClient
 from session.pins import Pins
 from session.transcript import Conversation, Message, Transcript
@@ -44,18 +45,25 @@ class MainSession:
 
     async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
         live = as_said(await self._transcript.live(conversation.id), upto=message.seq)
-        return await self._respond(conversation, identity, message.text, live, [])
+        keys = CallKeys(f"say:{message.seq}")
+        return await self._respond(conversation, identity, message.text, live, [], keys)
 
     async def tell(self, conversation: Conversation, identity: Identity, update: Update) -> str:
         """Violet's own words for a work update: a result, or a question waiting for a yes."""
         if update.kind == "result":
             await self._pins.close_ref(conversation.id, "work", update.topic)
             await self._pins.close_ref(conversation.id, "promise", update.topic)
-        else:
+        elif not await self._pinned(conversation, update):
             await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
         live = as_said(await self._transcript.live(conversation.id))
         note = {"role": "user", "content": UPDATE_PREFIX + update.text}
-        return await self._respond(conversation, identity, update.text, live, [note])
+        keys = CallKeys(f"update:{update.id}")
+        return await self._respond(conversation, identity, update.text, live, [note], keys)
+
+    async def _pinned(self, conversation: Conversation, update: Update) -> bool:
+        """Whether the approval is pinned already: by this telling, run before a crash."""
+        waiting = await self._pins.open(conversation.id, "approval")
+        return any(pin.ref == update.approval_ref for pin in waiting)
 
     async def _respond(
         self,
@@ -64,6 +72,7 @@ class MainSession:
         query: str,
         live: list[Message],
         extra: list[dict],
+        keys: CallKeys,
     ) -> str:
         remembered = await self._memory.recall(identity, query)
         open_pins = await self._pins.open(conversation.id)
@@ -79,7 +88,7 @@ class MainSession:
         span.set_attribute("violet.turn.memory_items", len(remembered))
         messages = _join(model_messages(visible), extra)
         try:
-            return await self._converse(conversation, identity, system, messages)
+            return await self._converse(conversation, identity, system, messages, keys)
         except ModelError as error:
             ERRORS.add(1, {"violet.error.where": "main model"})
             log.warning(
@@ -88,7 +97,12 @@ class MainSession:
             return APOLOGY
 
     async def _converse(
-        self, conversation: Conversation, identity: Identity, system: str, messages: list[dict]
+        self,
+        conversation: Conversation,
+        identity: Identity,
+        system: str,
+        messages: list[dict],
+        keys: CallKeys,
     ) -> str:
         reply: Reply | None = None
         for round_number in range(MAX_TOOL_ROUNDS + 1):
@@ -102,7 +116,7 @@ class MainSession:
             )
             if not reply.tool_calls:
                 break
-            results = await self._actions.run_all(conversation, identity, reply.tool_calls)
+            results = await self._actions.run_all(conversation, identity, reply.tool_calls, keys)
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply.content},

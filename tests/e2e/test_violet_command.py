@@ -79,19 +79,29 @@ def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
     assert secret.exists()
 
 
-def test_token_prints_a_token_the_local_stack_accepts(environment: dict[str, str]) -> None:
-    from violet.identity import resolve_secret, verify_token
+def test_token_prints_a_device_token_and_with_internal_an_internal_one(
+    environment: dict[str, str],
+) -> None:
+    from violet.identity import Unauthorized, resolve_secret, verify_internal_token, verify_token
 
-    printed = subprocess.run(
-        [VIOLET, "token", "sam"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    ).stdout.strip()
+    def printed(*options: str) -> str:
+        return subprocess.run(
+            [VIOLET, "token", *options, "sam"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+
+    device, internal = printed(), printed("--internal")
     secret = resolve_secret("", Path(environment["VIOLET_HOME"]))
-    assert verify_token(printed, secret).person == "sam"
+    assert verify_token(device, secret).person == "sam"
+    assert verify_internal_token(internal, secret).person == "sam"
+    with pytest.raises(Unauthorized):
+        verify_internal_token(device, secret)
+    with pytest.raises(Unauthorized):
+        verify_token(internal, secret)
 
 
 def test_chat_says_plainly_when_violet_is_not_running(environment: dict[str, str]) -> None:

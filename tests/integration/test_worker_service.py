@@ -100,7 +100,7 @@ class WorkerUnderTest:
         return worker_pb2_grpc.WorkerStub(grpc.aio.insecure_channel(self.stack.address("worker")))
 
     def metadata(self, person: str) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {self.stack.token(person)}"),)
+        return (("authorization", f"Bearer {self.stack.internal_token(person)}"),)
 
     async def start_work(self, person: str, request: str, topic: str = "") -> str:
         reply = await self.stub().StartWork(

@@ -17,7 +17,7 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.support.messages_api import MessagesAPIProcess
-from violet.identity import issue_token
+from violet.identity import issue_internal_token, issue_token
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
 READY_TIMEOUT_S = 60.0
@@ -70,7 +70,12 @@ class Stack:
         return shared or f"sqlite:///{self.home / f'{service}.db'}"
 
     def token(self, person: str) -> str:
+        """A device token: what a phone says hello with."""
         return issue_token(person, self.secret)
+
+    def internal_token(self, person: str) -> str:
+        """What the internal gRPC services accept, as `violet token --internal` prints."""
+        return issue_internal_token(person, self.secret)
 
     def start(self, *names: str, env: dict[str, str] | None = None) -> None:
         for name in names or SERVICES:
