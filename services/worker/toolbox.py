@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from violet.faults import fault_point
 from violet.models import ToolCall
 from violet.models import tools as t
-from worker.folders import DocumentError, Documents, Folders
+from worker.folders import DocumentError, Folders
 from worker.mail import Email, Mailer, MailError, named_by_person, valid_address
 from worker.sandbox import Limits, Sandbox, SandboxUnavailable
 from worker.store import Approval, WorkStore
@@ -161,7 +161,7 @@ class Toolbox:
         return ToolResult(t.python_result(outcome.stdout, outcome.stderr, outcome.exit_code))
 
     def _documents(self, call: ToolCall, asker: Asker) -> ToolResult:
-        documents = Documents(self._folders.of(asker.person).documents)
+        documents = self._folders.documents(asker.person)
         name = str(call.input.get("name", ""))
         try:
             if call.name == t.WRITE_DOCUMENT:
