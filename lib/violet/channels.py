@@ -21,7 +21,7 @@ CHANNEL_OPTIONS = [
 # What every server accepts: pings on idle connections, as often as twice the clients' rate.
 SERVER_KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
+    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
 ]
 
 
