@@ -127,22 +127,32 @@ class LiveEndpoint:
         except grpc.aio.AioRpcError:
             await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
             return
-        await device.send(
-            frames.outgoing("welcome", conversation=opened.conversation, seq=opened.seq)
-        )
-        # A device that claims to show more than there is is shown what comes next.
-        since = min(since, opened.seq)
+        welcome = frames.outgoing("welcome", conversation=opened.conversation, seq=opened.seq)
+        with contextlib.suppress(WebSocketDisconnect):
+            await device.send(welcome)
+            # A device that claims to show more than there is is shown what comes next.
+            await self._connected(device, person, min(since, opened.seq), opened.seq)
+
+    async def _connected(self, device: Device, person: str, since: int, newest: int) -> None:
+        """Streams the conversation to the device and takes its frames, until it goes. Should
+        either side end otherwise, the socket closes too: the device, connecting again, is
+        served afresh rather than left half answered."""
         replayed = asyncio.Event()
-        follower = asyncio.create_task(self._follow(device, person, since, opened.seq, replayed))
-        try:
-            await replayed.wait()  # history first, before anything else
-            await self._converse(device, person)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+        sides = (
+            asyncio.create_task(self._follow(device, person, since, newest, replayed)),
+            asyncio.create_task(self._converse(device, person, replayed)),
+        )
+        await asyncio.wait(sides, return_when=asyncio.FIRST_COMPLETED)
+        for side in sides:
+            side.cancel()
+        failures = [
+            ended
+            for ended in await asyncio.gather(*sides, return_exceptions=True)
+            if isinstance(ended, Exception) and not isinstance(ended, WebSocketDisconnect)
+        ]
+        if failures:
+            log.error("a device's connection failed", exc_info=failures[0])
+            await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
 
     async def _greet(self, device: Device) -> tuple[str, int] | None:
         """The person and `since` of the device's hello. Frames that are not a hello get their
@@ -211,7 +221,8 @@ class LiveEndpoint:
             await asyncio.sleep(delay)
             delay = min(delay * 2, FOLLOW_RETRY_MAX_S)
 
-    async def _converse(self, device: Device, person: str) -> None:
+    async def _converse(self, device: Device, person: str, replayed: asyncio.Event) -> None:
+        await replayed.wait()  # history first, before anything else
         while True:
             raw = await receive_raw(device.websocket)
             try:

@@ -43,7 +43,7 @@ def running(environment: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
             stack.wait()
 
 
-def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
+def test_run_is_ready_chat_holds_a_conversation_ctrl_c_stops_all_and_run_starts_again_at_once(
     running: subprocess.Popen[str], environment: dict[str, str]
 ) -> None:
     assert running.stdout is not None
@@ -77,6 +77,20 @@ def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
     assert running.wait(timeout=60) == 0
     secret = Path(environment["VIOLET_HOME"]) / "secret"
     assert secret.exists()
+
+    # Started again at once: the connections just closed wait in TIME_WAIT, and do not count.
+    again = subprocess.Popen(
+        [VIOLET, "run"], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert again.stdout is not None and again.stderr is not None
+        assert again.stdout.readline().strip() == f"Violet is ready: http://{gateway}"
+        again.send_signal(signal.SIGINT)
+        assert again.wait(timeout=60) == 0, again.stderr.read()
+    finally:
+        if again.poll() is None:
+            again.kill()
+            again.wait()
 
 
 def test_token_prints_a_device_token_and_with_internal_an_internal_one(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 
+import grpc
 import pytest
 import websockets
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,7 @@ from tests.integration.test_phone_protocol import assert_frames_leak_nothing
 from tests.support.device import Device
 from tests.support.frames import hostile_frames, valid_says
 from tests.support.stack import Stack
+from violet.v1 import session_pb2, session_pb2_grpc
 
 EXAMPLES = 60
 ANSWER_TIMEOUT_S = 20.0
@@ -96,3 +98,19 @@ async def test_a_hello_far_ahead_is_served_from_the_newest_message(stack: Stack)
     assert answer["seq"] == 4
     assert [f["seq"] for f in ahead.seen if f["type"] == "message"] == [3, 4]
     await ahead.close()
+
+
+@OFFLINE
+async def test_a_say_stored_with_an_odd_id_stops_no_device(stack: Stack) -> None:
+    someone = "odd-" + uuid.uuid4().hex[:10]
+    with grpc.insecure_channel(stack.address("session")) as channel:
+        session_pb2_grpc.SessionStub(channel).Say(
+            session_pb2.SayRequest(client_id="not what the gateway writes {", text="Hello"),
+            metadata=(("authorization", f"Bearer {stack.internal_token(someone)}"),),
+            timeout=10,
+        )
+    device, _ = await Device.open(stack.live_url, stack.token(someone))
+    answer = await device.answer_to("not what the gateway writes {")
+    assert answer["seq"] == 2
+    assert (await device.ask("And now?"))["seq"] == 4
+    await device.close()

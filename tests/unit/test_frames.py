@@ -8,6 +8,7 @@ import pytest
 
 from gateway import frames
 from gateway.frames import FrameError, Hello, MemoryRequest, Say
+from gateway.live import say_id, stored_id
 
 
 def test_a_hello_carries_a_token_and_since() -> None:
@@ -135,3 +136,18 @@ def test_outgoing_frames_refuse_keys_off_the_allow_list() -> None:
         frames.outgoing("memory", items=[{"item": "1", "text": "x", "person": "p"}])
     with pytest.raises(ValueError):
         frames.error("oops", "not a contract code")
+
+
+@pytest.mark.parametrize(
+    ("stored", "sent"),
+    [
+        (stored_id("a-1"), "a-1"),
+        (stored_id('quote " and \x00'), 'quote " and \x00'),
+        ("7", 7),  # a number id, as devices once could send
+        ("not json {", "not json {"),
+        ('{"nested": 1}', '{"nested": 1}'),
+        ("true", "true"),
+    ],
+)
+def test_a_stored_id_goes_back_as_sent_and_an_odd_one_as_it_is(stored: str, sent: object) -> None:
+    assert say_id(stored) == sent
