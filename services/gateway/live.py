@@ -142,13 +142,16 @@ class LiveEndpoint:
             asyncio.create_task(self._follow(device, person, since, newest, replayed)),
             asyncio.create_task(self._converse(device, person, replayed)),
         )
-        await asyncio.wait(sides, return_when=asyncio.FIRST_COMPLETED)
-        for side in sides:
-            side.cancel()
+        try:
+            await asyncio.wait(sides, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for side in sides:
+                side.cancel()
+            ended = await asyncio.gather(*sides, return_exceptions=True)
         failures = [
-            ended
-            for ended in await asyncio.gather(*sides, return_exceptions=True)
-            if isinstance(ended, Exception) and not isinstance(ended, WebSocketDisconnect)
+            outcome
+            for outcome in ended
+            if isinstance(outcome, Exception) and not isinstance(outcome, WebSocketDisconnect)
         ]
         if failures:
             log.error("a device's connection failed", exc_info=failures[0])

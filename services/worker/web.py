@@ -177,7 +177,7 @@ def _public_transport() -> httpx.AsyncHTTPTransport:
     return transport
 
 
-def _check(url: str) -> None:
+def _check_scheme(url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise WebError("Only http and https pages can be opened.")
@@ -216,7 +216,7 @@ class Web:
         try:
             async with asyncio.timeout(self._timeout_s * 2):
                 for _ in range(MAX_REDIRECTS + 1):
-                    _check(url)
+                    _check_scheme(url)
                     async with self._pages.stream("GET", url) as response:
                         if response.is_redirect and "location" in response.headers:
                             url = urljoin(url, response.headers["location"])
