@@ -15,6 +15,11 @@ def main(argv: list[str] | None = None) -> None:
 
     token = commands.add_parser("token", help="print a bearer token for a person")
     token.add_argument("name", help="the person's name")
+    token.add_argument(
+        "--internal",
+        action="store_true",
+        help="a token the internal gRPC services accept (valid for an hour), for grpcurl",
+    )
 
     chat = commands.add_parser("chat", help="talk to Violet from the terminal")
     chat.add_argument("--url", default="", help="gateway address, e.g. ws://127.0.0.1:8080")
@@ -43,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "token":
         from violet_cli.tokens import local_token
 
-        print(local_token(args.name))
+        print(local_token(args.name, internal=args.internal))
     elif args.command == "chat":
         from violet_cli.chat import chat as run_chat
 

@@ -74,11 +74,14 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
 
 
 def taken_addresses(settings: CommonSettings) -> list[str]:
-    """The services' addresses another program already listens on."""
+    """The services' addresses another program already listens on. Connections of a stack
+    that just stopped may linger in TIME_WAIT on them; the services bind with SO_REUSEADDR,
+    so those do not count, and neither do they here."""
     taken = []
     for service in SERVICES:
         host, _, port = settings.address_of(service).rpartition(":")
         with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind((host, int(port)))
             except OSError:

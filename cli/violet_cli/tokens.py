@@ -9,7 +9,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from violet.identity import issue_token, resolve_secret
+from violet.identity import (
+    OPERATOR_TOKEN_TTL_S,
+    issue_internal_token,
+    issue_token,
+    resolve_secret,
+)
 from violet.settings import CommonSettings, load_settings
 
 CHECKOUT_HOME = Path(__file__).resolve().parents[2] / "var"
@@ -19,19 +24,26 @@ class NoLocalStack(Exception):
     """No secret of a local stack was found, and none may be made."""
 
 
-def local_token(person: str, create: bool = True) -> str:
-    """A device token for `person`. `create` makes the secret when no stack has run yet (the
-    stack started later uses the same one); without it, a missing secret is an error."""
+def local_token(person: str, create: bool = True, internal: bool = False) -> str:
+    """A device token for `person`; with `internal`, a token the internal gRPC services accept
+    for an hour, for an operator calling them with grpcurl. `create` makes the secret when no
+    stack has run yet (the stack started later uses the same one); without it, a missing secret
+    is an error."""
     settings = load_settings(CommonSettings)
-    if settings.secret:
-        return issue_token(person, settings.secret)
-    home = stack_home(settings.home)
+    secret = settings.secret or _stack_secret(settings.home, create)
+    if internal:
+        return issue_internal_token(person, secret, OPERATOR_TOKEN_TTL_S)
+    return issue_token(person, secret)
+
+
+def _stack_secret(configured: Path, create: bool) -> str:
+    home = stack_home(configured)
     if not (home / "secret").exists() and not create:
         raise NoLocalStack(
             f"Violet can't be reached: she has never run in {home.resolve()}. Start her with "
             "`make run` in Violet's folder, or run this command from there."
         )
-    return issue_token(person, resolve_secret("", home))
+    return resolve_secret("", home)
 
 
 def stack_home(configured: Path) -> Path:

@@ -8,11 +8,20 @@ import grpc
 
 from violet.telemetry import client_interceptors
 
-# Keepalive pings let a long Follow stream notice a vanished peer.
-_CHANNEL_OPTIONS = [
-    ("grpc.keepalive_time_ms", 30_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
+# Clients ping every connection, busy or idle, so a long Follow stream or a pooled channel
+# notices a vanished peer. Servers must welcome those pings: a server that allows fewer counts
+# each one as a strike and, after two, sends GOAWAY `too_many_pings`, failing the next calls.
+KEEPALIVE_TIME_MS = 30_000
+KEEPALIVE_TIMEOUT_MS = 10_000
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
     ("grpc.keepalive_permit_without_calls", 1),
+]
+# What every server accepts: pings on idle connections, as often as twice the clients' rate.
+SERVER_KEEPALIVE_OPTIONS = [
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
 ]
 
 
@@ -34,7 +43,7 @@ def open_channel(address: str, timeout_s: float) -> grpc.aio.Channel:
     """A channel whose unary calls time out after `timeout_s` unless the caller says otherwise."""
     return grpc.aio.insecure_channel(
         address,
-        options=_CHANNEL_OPTIONS,
+        options=CHANNEL_OPTIONS,
         interceptors=[_Patient(timeout_s), *client_interceptors()],
     )
 

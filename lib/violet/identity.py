@@ -1,12 +1,17 @@
-"""Who a call is for: signed bearer tokens, carried from the device to every service.
+"""Who a call is for: signed bearer tokens of two kinds, never accepted for one another.
 
-The person is read only from a token signed with the stack's secret: never from a request body
-or from anything a model wrote. Services forward the person's token in the `authorization`
-metadata; work that runs after its turn carries a short-lived token minted for the same person.
+A device token is what a phone holds (`violet token NAME`); only the gateway accepts it. An
+internal token is what services send one another, naming the person the call is made for;
+internal services accept only these, so a phone can never call an internal method. Internal
+tokens are signed with a key derived from the stack's secret and carry their own audience, so
+neither kind passes where the other is expected. The person is read only from a token: never
+from a request body or from anything a model wrote.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass
@@ -17,13 +22,17 @@ import jwt
 
 ALGORITHM = "HS256"
 ISSUER = "violet"
+INTERNAL_AUDIENCE = "violet-internal"
 DEVICE_TOKEN_TTL_S = 90 * 24 * 3600
 SERVICE_TOKEN_TTL_S = 15 * 60
+OPERATOR_TOKEN_TTL_S = 60 * 60
 METADATA_KEY = "authorization"
+_INTERNAL_KEY_LABEL = b"violet internal service tokens"
 
 
 class Unauthorized(Exception):
-    """The token is missing, malformed, signed with another secret, or expired."""
+    """The token is missing, malformed, of the wrong kind, signed with another secret, or
+    expired."""
 
 
 @dataclass(frozen=True)
@@ -53,21 +62,36 @@ def resolve_secret(configured: str, home: Path) -> str:
     return path.read_text().strip()
 
 
-def issue_token(person: str, secret: str, ttl_s: int = DEVICE_TOKEN_TTL_S) -> str:
+def _internal_key(secret: str) -> str:
+    return hmac.new(secret.encode(), _INTERNAL_KEY_LABEL, hashlib.sha256).hexdigest()
+
+
+def _claims(person: str, ttl_s: int) -> dict:
     if not person or not person.strip():
         raise ValueError("A person's name cannot be empty.")
     now = int(time.time())
-    claims = {"sub": person, "iss": ISSUER, "iat": now, "exp": now + ttl_s}
-    return jwt.encode(claims, secret, algorithm=ALGORITHM)
+    return {"sub": person, "iss": ISSUER, "iat": now, "exp": now + ttl_s}
 
 
-def verify_token(token: str, secret: str) -> Identity:
+def issue_token(person: str, secret: str, ttl_s: int = DEVICE_TOKEN_TTL_S) -> str:
+    """A device token: what a phone says hello with."""
+    return jwt.encode(_claims(person, ttl_s), secret, algorithm=ALGORITHM)
+
+
+def issue_internal_token(person: str, secret: str, ttl_s: int = SERVICE_TOKEN_TTL_S) -> str:
+    """An internal token: what one service sends another on the person's behalf."""
+    claims = {**_claims(person, ttl_s), "aud": INTERNAL_AUDIENCE}
+    return jwt.encode(claims, _internal_key(secret), algorithm=ALGORITHM)
+
+
+def _verify(token: str, key: str, audience: str | None) -> Identity:
     try:
         claims = jwt.decode(
             token,
-            secret,
+            key,
             algorithms=[ALGORITHM],
             issuer=ISSUER,
+            audience=audience,
             options={"require": ["sub", "exp"]},
         )
     except jwt.PyJWTError as error:
@@ -75,18 +99,31 @@ def verify_token(token: str, secret: str) -> Identity:
     return Identity(person=claims["sub"], token=token)
 
 
+def verify_token(token: str, secret: str) -> Identity:
+    """The person of a device token; an internal token is refused here."""
+    return _verify(token, secret, audience=None)
+
+
+def verify_internal_token(token: str, secret: str) -> Identity:
+    """The person of an internal token; a device token is refused here."""
+    return _verify(token, _internal_key(secret), audience=INTERNAL_AUDIENCE)
+
+
 async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identity:
-    """The person a gRPC call is for, from its bearer token; aborts the call otherwise."""
+    """The person an internal call is for, from its internal bearer token; aborts the call
+    otherwise (a device token included)."""
     for key, value in context.invocation_metadata() or ():
         if key == METADATA_KEY and value.startswith("Bearer "):
             try:
-                return verify_token(value.removeprefix("Bearer "), secret)
+                return verify_internal_token(value.removeprefix("Bearer "), secret)
             except Unauthorized as error:
-                await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"bad token: {error}")
+                await context.abort(
+                    grpc.StatusCode.UNAUTHENTICATED, f"not an internal token: {error}"
+                )
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the call carries no bearer token")
     raise AssertionError("abort returns only by raising")
 
 
 def service_identity(person: str, secret: str) -> Identity:
-    """The person's identity for work a service does on their behalf after their own call."""
-    return Identity(person, issue_token(person, secret, SERVICE_TOKEN_TTL_S))
+    """The person's internal identity, for a call a service makes on their behalf."""
+    return Identity(person, issue_internal_token(person, secret))

@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from violet.channels import SERVER_KEEPALIVE_OPTIONS
 from violet.logs import setup_logging
 from violet.settings import CommonSettings, S, load_settings
 from violet.telemetry import server_interceptors, setup_telemetry, shutdown_telemetry
@@ -21,11 +22,14 @@ from violet.unavailable import DependencyUnavailable
 
 log = logging.getLogger(__name__)
 
-# Clients reconnect now and then, so new replicas behind a Kubernetes Service get their share of
-# the long-lived connections; a cut stream is resumed by its caller.
 SERVER_OPTIONS = [
+    # Clients reconnect now and then, so new replicas behind a Kubernetes Service get their
+    # share of the long-lived connections; a cut stream is resumed by its caller.
     ("grpc.max_connection_age_ms", 10 * 60 * 1000),
     ("grpc.max_connection_age_grace_ms", 60 * 1000),
+    # An address another server holds is refused, never shared with it.
+    ("grpc.so_reuseport", 0),
+    *SERVER_KEEPALIVE_OPTIONS,
 ]
 
 # Adds the service's servicers to the server; returns the full names of the services it added.

@@ -14,9 +14,15 @@ import sys
 import threading
 from collections.abc import Sequence
 
+import grpc
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context
-from opentelemetry.instrumentation.grpc import aio_client_interceptors, aio_server_interceptor
+from opentelemetry.instrumentation.grpc import aio_client_interceptors
+from opentelemetry.instrumentation.grpc._aio_server import (
+    OpenTelemetryAioServerInterceptor,
+    _OpenTelemetryAioServicerContext,
+)
 from opentelemetry.instrumentation.grpc.filters import any_of, health_check, negate, service_prefix
 from opentelemetry.propagate import extract, inject
 from opentelemetry.sdk.metrics import MeterProvider
@@ -167,8 +173,56 @@ def shutdown_telemetry() -> None:
         meter_provider.shutdown()
 
 
+class _ServerInterceptor(OpenTelemetryAioServerInterceptor):
+    """The instrumentation's server interceptor, with streamed replies traced step by step.
+
+    Its own stream handler keeps the call's context attached across every `yield`; a stream the
+    client leaves (a device gone) is closed later from another task, where that context cannot
+    be detached ("Failed to detach context"). Here the call's context is current only while the
+    handler computes its next reply: attached and detached within that one step."""
+
+    def _intercept_aio_server_stream(self, behavior, handler_call_details):  # type: ignore[no-untyped-def]
+        async def stream(request, context):  # type: ignore[no-untyped-def]
+            metadata = {item.key: item.value for item in context.invocation_metadata() or ()}
+            parent = extract(metadata)
+            service, _, method = handler_call_details.method.lstrip("/").partition("/")
+            span = self._tracer.start_span(
+                handler_call_details.method,
+                context=parent,
+                kind=trace.SpanKind.SERVER,
+                attributes={
+                    "rpc.system": "grpc",
+                    "rpc.service": service,
+                    "rpc.method": method,
+                    "rpc.grpc.status_code": grpc.StatusCode.OK.value[0],
+                },
+            )
+            current = trace.set_span_in_context(span, parent)
+            replies = behavior(request, _OpenTelemetryAioServicerContext(context, span))
+            try:
+                while True:
+                    token = otel_context.attach(current)
+                    try:
+                        reply = await anext(replies)
+                    except StopAsyncIteration:
+                        return
+                    except Exception as error:
+                        if type(error) is not Exception:  # a plain Exception is an abort
+                            span.record_exception(error)
+                        raise
+                    finally:
+                        otel_context.detach(token)
+                    yield reply
+            finally:
+                await replies.aclose()
+                span.end()
+
+        return stream
+
+
 def server_interceptors() -> list:
-    return [aio_server_interceptor(filter_=_TRACED_CALLS)]
+    tracer = trace.get_tracer("opentelemetry.instrumentation.grpc")
+    return [_ServerInterceptor(tracer, filter_=_TRACED_CALLS)]
 
 
 def client_interceptors() -> list:

@@ -12,7 +12,7 @@ from typing import Any
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_SAY_CHARS = 8_000
-MAX_ID_CHARS = 200
+MAX_ID_CHARS = 128
 
 OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "welcome": frozenset({"type", "conversation", "seq"}),
@@ -35,7 +35,12 @@ def outgoing(kind: str, **fields: Any) -> str:
         raise ValueError(f"unknown error code {fields.get('code')!r}")
     if kind == "memory":
         fields["items"] = [_memory_item(item) for item in fields["items"]]
-    return json.dumps({"type": kind, **fields}, ensure_ascii=False)
+    frame = json.dumps({"type": kind, **fields}, ensure_ascii=False)
+    if not _encodable(frame):
+        # Text from elsewhere (a model, an old row) holding a lone surrogate still goes out:
+        # escaped, so the frame stays valid UTF-8 on the wire.
+        frame = json.dumps({"type": kind, **fields})
+    return frame
 
 
 def _memory_item(item: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +70,7 @@ class Hello:
 
 @dataclass(frozen=True)
 class Say:
-    id: str | int
+    id: str
     text: str
 
 
@@ -79,39 +84,63 @@ Incoming = Hello | Say | MemoryRequest
 
 
 def parse(raw: str | bytes) -> Incoming:
-    size = len(raw.encode() if isinstance(raw, str) else raw)
+    """The frame a device sent, checked against the protocol's rules before anything is done
+    with it; raises FrameError with the code and the words for the device."""
+    size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
     if size > MAX_FRAME_BYTES:
         raise FrameError("bad_frame", "That frame is too big: frames hold at most 64 KiB.")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise FrameError("bad_frame", "That frame is not JSON.") from None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise FrameError("bad_frame", 'A frame is a JSON object with a "type".')
+    if any(isinstance(value, dict | list) for value in data.values()):
+        raise FrameError("bad_frame", "A frame holds no nested objects or lists.")
+    if not all(_encodable(text) for text in _strings(data)):
+        raise FrameError("bad_frame", "That frame holds text that is not valid Unicode.")
     parser = _PARSERS.get(data["type"])
     if parser is None:
         raise FrameError("bad_frame", f"Unknown frame type {data['type'][:40]!r}.")
     return parser(data)
 
 
+def _strings(data: dict[str, Any]) -> list[str]:
+    return [*data, *(value for value in data.values() if isinstance(value, str))]
+
+
+def _encodable(text: str) -> bool:
+    """False for text holding a lone surrogate, which no UTF-8 store or socket takes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _whole_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _hello(data: dict[str, Any]) -> Hello:
     token, since = data.get("token"), data.get("since", 0)
     if not isinstance(token, str) or not token:
         raise FrameError("unauthorized", "Hello needs a token.")
-    if not isinstance(since, int) or isinstance(since, bool) or since < 0:
+    if not _whole_number(since) or since < 0:
         raise FrameError("bad_frame", '"since" must be a whole number, 0 or more.')
     return Hello(token, since)
 
 
 def _say(data: dict[str, Any]) -> Say:
     message_id, text = data.get("id"), data.get("text")
-    valid_id = (isinstance(message_id, str) and 0 < len(message_id) <= MAX_ID_CHARS) or (
-        isinstance(message_id, int) and not isinstance(message_id, bool)
-    )
-    if not valid_id:
-        raise FrameError("bad_frame", 'A say needs an "id": a short string or a number.')
+    if not isinstance(message_id, str) or not 0 < len(message_id) <= MAX_ID_CHARS:
+        raise FrameError(
+            "bad_frame", f'A say needs an "id": a string of 1 to {MAX_ID_CHARS} characters.'
+        )
     if not isinstance(text, str) or not text.strip():
         raise FrameError("bad_frame", 'A say needs some "text".')
+    if "\x00" in text:
+        raise FrameError("bad_frame", "A message cannot hold a NUL character.")
     if len(text) > MAX_SAY_CHARS:
         raise FrameError("too_long", "That message is too long: at most 8,000 characters.")
     return Say(message_id, text)
@@ -120,7 +149,8 @@ def _say(data: dict[str, Any]) -> Say:
 def _memory(action: str, needs_item: bool):  # type: ignore[no-untyped-def]
     def parse_memory(data: dict[str, Any]) -> MemoryRequest:
         item = data.get("item", "")
-        if needs_item and (not isinstance(item, str) or not item):
+        valid = isinstance(item, str) and 0 < len(item) <= MAX_ID_CHARS and "\x00" not in item
+        if needs_item and not valid:
             raise FrameError("bad_frame", 'Say which "item" you mean.')
         return MemoryRequest(action, item if needs_item else "")
 

@@ -20,7 +20,7 @@ from gateway import frames
 from gateway.frames import FrameError, Hello, MemoryRequest, Say
 from gateway.limits import SayLimiter
 from violet.channels import Peers
-from violet.identity import Identity, Unauthorized, verify_token
+from violet.identity import Unauthorized, service_identity, verify_token
 from violet.v1 import memory_pb2, memory_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,7 @@ CLOSE_UNAVAILABLE = 1013
 FOLLOW_RETRY_MAX_S = 5.0
 
 UNAVAILABLE_TEXT = "Violet can't take messages right now. Please try again in a moment."
+ALREADY_GREETED = "You have already said hello."
 
 
 class Device:
@@ -58,8 +59,24 @@ def message_frame(message: session_pb2.ConversationMessage) -> str:
         "at": message.at.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"),
     }
     if message.reply_to:
-        fields["reply_to"] = json.loads(message.reply_to)
+        fields["reply_to"] = say_id(message.reply_to)
     return frames.outgoing("message", **fields)
+
+
+def stored_id(message_id: str) -> str:
+    """A say's id as the session keeps it (JSON text, as ids of every kind once were)."""
+    return json.dumps(message_id)
+
+
+def say_id(stored: str) -> str | int:
+    """A say's id as the device sent it. A stored id that is not what the gateway writes (a
+    row from elsewhere) goes out as it is, so one odd row never stops a conversation."""
+    try:
+        decoded = json.loads(stored)
+    except ValueError:
+        return stored
+    is_id = isinstance(decoded, str) or (isinstance(decoded, int) and not isinstance(decoded, bool))
+    return decoded if is_id else stored
 
 
 async def receive_raw(websocket: WebSocket) -> str | bytes:
@@ -76,6 +93,7 @@ class LiveEndpoint:
     def __init__(
         self, peers: Peers, secret: str, limiter: SayLimiter, hello_timeout_s: float
     ) -> None:
+        """`secret` checks device tokens and signs the internal calls made for their person."""
         self._peers = peers
         self._secret = secret
         self._limiter = limiter
@@ -90,66 +108,91 @@ class LiveEndpoint:
     def _memory(self) -> memory_pb2_grpc.MemoryStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
 
+    def _internal(self, person: str) -> tuple[tuple[str, str], ...]:
+        """Metadata of an internal call for the device's person: the device's own token never
+        travels past the gateway."""
+        return service_identity(person, self._secret).metadata()
+
     async def serve(self, websocket: WebSocket) -> None:
         await websocket.accept()
         device = Device(websocket)
         greeted = await self._greet(device)
         if greeted is None:
             return
-        identity, since = greeted
+        person, since = greeted
         try:
             opened = await self._session.Open(
-                session_pb2.OpenRequest(), metadata=identity.metadata()
+                session_pb2.OpenRequest(), metadata=self._internal(person)
             )
         except grpc.aio.AioRpcError:
             await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
             return
-        await device.send(
-            frames.outgoing("welcome", conversation=opened.conversation, seq=opened.seq)
-        )
-        replayed = asyncio.Event()
-        follower = asyncio.create_task(self._follow(device, identity, since, opened.seq, replayed))
-        try:
-            await replayed.wait()  # history first, before anything else
-            await self._converse(device, identity)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+        welcome = frames.outgoing("welcome", conversation=opened.conversation, seq=opened.seq)
+        with contextlib.suppress(WebSocketDisconnect):
+            await device.send(welcome)
+            # A device that claims to show more than there is is shown what comes next.
+            await self._connected(device, person, min(since, opened.seq), opened.seq)
 
-    async def _greet(self, device: Device) -> tuple[Identity, int] | None:
+    async def _connected(self, device: Device, person: str, since: int, newest: int) -> None:
+        """Streams the conversation to the device and takes its frames, until it goes. Should
+        either side end otherwise, the socket closes too: the device, connecting again, is
+        served afresh rather than left half answered."""
+        replayed = asyncio.Event()
+        sides = (
+            asyncio.create_task(self._follow(device, person, since, newest, replayed)),
+            asyncio.create_task(self._converse(device, person, replayed)),
+        )
         try:
-            raw = await asyncio.wait_for(receive_raw(device.websocket), self._hello_timeout_s)
-            hello = frames.parse(raw)
-            if not isinstance(hello, Hello):
-                raise FrameError("unauthorized", "Start with hello and your token.")
-            identity = verify_token(hello.token, self._secret)
+            await asyncio.wait(sides, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for side in sides:
+                side.cancel()
+            ended = await asyncio.gather(*sides, return_exceptions=True)
+        failures = [
+            outcome
+            for outcome in ended
+            if isinstance(outcome, Exception) and not isinstance(outcome, WebSocketDisconnect)
+        ]
+        if failures:
+            log.error("a device's connection failed", exc_info=failures[0])
+            await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
+
+    async def _greet(self, device: Device) -> tuple[str, int] | None:
+        """The person and `since` of the device's hello. Frames that are not a hello get their
+        error and the device may still say hello, until the hello time is up."""
+        try:
+            async with asyncio.timeout(self._hello_timeout_s):
+                while True:
+                    try:
+                        hello = frames.parse(await receive_raw(device.websocket))
+                    except FrameError as error:
+                        if error.code == "unauthorized":
+                            raise
+                        await device.send(frames.error(error.code, error.text))
+                        continue
+                    if not isinstance(hello, Hello):
+                        raise FrameError("unauthorized", "Start with hello and your token.")
+                    return verify_token(hello.token, self._secret).person, hello.since
         except TimeoutError:
             await device.refuse(
                 "unauthorized", "Say hello with your token first.", CLOSE_UNAUTHORIZED
             )
-            return None
         except FrameError as error:
-            close = CLOSE_UNAUTHORIZED if error.code == "unauthorized" else 1008
-            await device.refuse(error.code, error.text, close)
-            return None
+            await device.refuse(error.code, error.text, CLOSE_UNAUTHORIZED)
         except Unauthorized:
             await device.refuse(
                 "unauthorized",
                 "That sign-in has expired or is not valid. Please sign in again.",
                 CLOSE_UNAUTHORIZED,
             )
-            return None
         except WebSocketDisconnect:
-            return None
-        return identity, hello.since
+            pass
+        return None
 
     async def _follow(
         self,
         device: Device,
-        identity: Identity,
+        person: str,
         since: int,
         target: int,
         replayed: asyncio.Event,
@@ -162,7 +205,7 @@ class LiveEndpoint:
             try:
                 stream = self._session.Follow(
                     session_pb2.FollowRequest(since=last),
-                    metadata=identity.metadata(),
+                    metadata=self._internal(person),
                     wait_for_ready=True,
                 )
                 async for event in stream:
@@ -181,25 +224,29 @@ class LiveEndpoint:
             await asyncio.sleep(delay)
             delay = min(delay * 2, FOLLOW_RETRY_MAX_S)
 
-    async def _converse(self, device: Device, identity: Identity) -> None:
+    async def _converse(self, device: Device, person: str, replayed: asyncio.Event) -> None:
+        await replayed.wait()  # history first, before anything else
         while True:
             raw = await receive_raw(device.websocket)
             try:
                 frame = frames.parse(raw)
-                await self._handle(device, identity, frame)
+                await self._handle(device, person, frame)
             except FrameError as error:
-                await device.send(frames.error(error.code, error.text))
+                # Only a hello is ever unauthorized, and this device has said hello already.
+                code = "bad_frame" if error.code == "unauthorized" else error.code
+                text = ALREADY_GREETED if error.code == "unauthorized" else error.text
+                await device.send(frames.error(code, text))
 
-    async def _handle(self, device: Device, identity: Identity, frame: frames.Incoming) -> None:
+    async def _handle(self, device: Device, person: str, frame: frames.Incoming) -> None:
         if isinstance(frame, Hello):
-            raise FrameError("bad_frame", "You have already said hello.")
+            raise FrameError("bad_frame", ALREADY_GREETED)
         if isinstance(frame, Say):
-            await self._say(device, identity, frame)
+            await self._say(device, person, frame)
         elif isinstance(frame, MemoryRequest):
-            await self._memory_page(device, identity, frame)
+            await self._memory_page(device, person, frame)
 
-    async def _say(self, device: Device, identity: Identity, say: Say) -> None:
-        if not self._limiter.allow(identity.person):
+    async def _say(self, device: Device, person: str, say: Say) -> None:
+        if not self._limiter.allow(person):
             raise FrameError(
                 "rate_limited",
                 "That's a lot of messages at once. Please wait a few seconds and send it again.",
@@ -207,23 +254,21 @@ class LiveEndpoint:
         # A say starts the turn's trace: every service's spans for it share this trace id.
         with tracer.start_as_current_span("say", kind=trace.SpanKind.SERVER) as span:
             span.set_attribute("violet.say.chars", len(say.text))
-            reply = await self._store(identity, say)
+            reply = await self._store(person, say)
         await device.send(frames.outgoing("ack", id=say.id, seq=reply.seq))
 
-    async def _store(self, identity: Identity, say: Say) -> session_pb2.SayReply:
+    async def _store(self, person: str, say: Say) -> session_pb2.SayReply:
         try:
             return await self._session.Say(
-                session_pb2.SayRequest(client_id=json.dumps(say.id), text=say.text),
-                metadata=identity.metadata(),
+                session_pb2.SayRequest(client_id=stored_id(say.id), text=say.text),
+                metadata=self._internal(person),
             )
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
                 raise FrameError("bad_frame", "Violet couldn't take that message.") from None
             raise FrameError("unavailable", UNAVAILABLE_TEXT) from None
 
-    async def _memory_page(
-        self, device: Device, identity: Identity, request: MemoryRequest
-    ) -> None:
+    async def _memory_page(self, device: Device, person: str, request: MemoryRequest) -> None:
         calls = {
             "list": lambda: self._memory.List(memory_pb2.ListRequest(), metadata=metadata),
             "forget": lambda: self._memory.Forget(
@@ -236,7 +281,7 @@ class LiveEndpoint:
                 memory_pb2.ForgetAllRequest(), metadata=metadata
             ),
         }
-        metadata = identity.metadata()
+        metadata = self._internal(person)
         try:
             page = await calls[request.action]()
         except grpc.aio.AioRpcError as error:

@@ -9,6 +9,7 @@ import socket
 from collections.abc import AsyncIterator
 
 from session.actions import MainActions
+from session.effects import Effects
 from session.feed import Feed
 from session.fold import Folder
 from session.peers import MemoryClient
@@ -55,7 +56,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         settings.rpc_timeout_s,
     )
     memory = MemoryClient(peers)
-    main = MainSession(model, transcript, pins, memory, MainActions(pins, peers), window)
+    actions = MainActions(pins, Effects(sessions), peers)
+    main = MainSession(model, transcript, pins, memory, actions, window)
     runner = TurnRunner(
         transcript,
         TurnLock(sessions, replica, settings.lock_lease_s),

@@ -2,20 +2,24 @@
 
 Every call acts only on the conversation of the turn it came from: ids the model names are
 looked up within that conversation, and the person comes from the turn, never from the model.
+Every call is done once per turn, however often the turn runs (see `session.effects`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import grpc
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from session.pins import Pins
+from session.effects import CallKeys, Effects
+from session.pins import Pin, Pins
 from session.transcript import Conversation
 from violet.channels import Peers
+from violet.faults import fault_point
 from violet.identity import Identity
 from violet.models import ToolCall
 from violet.models import tools as t
@@ -37,34 +41,54 @@ class Outcome:
 
 
 class MainActions:
-    def __init__(self, pins: Pins, peers: Peers) -> None:
+    def __init__(self, pins: Pins, effects: Effects, peers: Peers) -> None:
         self._pins = pins
+        self._effects = effects
         self._peers = peers
 
     async def run_all(
-        self, conversation: Conversation, identity: Identity, calls: Sequence[ToolCall]
+        self,
+        conversation: Conversation,
+        identity: Identity,
+        calls: Sequence[ToolCall],
+        keys: CallKeys,
     ) -> list[dict]:
-        """Runs one round of calls in order; a promise made beside a hand-off is tied to it."""
+        """Runs one round of calls in order; a promise made beside a hand-off is tied to it. A
+        call an earlier run of the same turn already made gets its recorded result instead."""
         results: list[dict] = []
         started: list[str] = []
         for call in calls:
-            if call.name == t.START_WORK:
-                outcome, topic = await self._start_work(conversation, identity, call.input)
-                if topic:
-                    started.append(topic)
-            elif call.name == t.RECORD_PROMISE:
-                outcome = await self._record_promise(conversation, call.input, started)
-            elif call.name == t.KEEP_PROMISE:
-                outcome = await self._keep_promise(conversation, call.input)
-            elif call.name == t.ANSWER_APPROVAL:
-                outcome = await self._answer_approval(conversation, identity, call.input)
+            key = keys.next(call.name)
+            done = await self._effects.recorded(conversation.id, key)
+            if done is not None:
+                outcome, topic = Outcome(done.content), done.topic or ""
             else:
-                outcome = Outcome(f"There is no tool called {call.name}.", is_error=True)
+                outcome, topic = await self._run(conversation, identity, call, key, started)
+            if topic:
+                started.append(topic)
             results.append(outcome.block(call))
         return results
 
+    async def _run(
+        self,
+        conversation: Conversation,
+        identity: Identity,
+        call: ToolCall,
+        key: str,
+        started: list[str],
+    ) -> tuple[Outcome, str]:
+        if call.name == t.START_WORK:
+            return await self._start_work(conversation, identity, call.input, key)
+        if call.name == t.RECORD_PROMISE:
+            return await self._record_promise(conversation, call.input, started, key), ""
+        if call.name == t.KEEP_PROMISE:
+            return await self._keep_promise(conversation, call.input, key), ""
+        if call.name == t.ANSWER_APPROVAL:
+            return await self._answer_approval(conversation, identity, call.input, key), ""
+        return Outcome(f"There is no tool called {call.name}.", is_error=True), ""
+
     async def _start_work(
-        self, conversation: Conversation, identity: Identity, arguments: dict
+        self, conversation: Conversation, identity: Identity, arguments: dict, key: str
     ) -> tuple[Outcome, str]:
         request = str(arguments.get("request", "")).strip()
         if not request:
@@ -75,34 +99,50 @@ class MainActions:
             decision = await router.Route(
                 router_pb2.RouteRequest(request=request), metadata=identity.metadata()
             )
+            # The worker keeps the key with the request: asked again with it, it starts nothing.
             started = await worker.StartWork(
-                worker_pb2.StartWorkRequest(request=request, topic=decision.topic),
+                worker_pb2.StartWorkRequest(
+                    request=request, topic=decision.topic, key=f"{conversation.id}/{key}"
+                ),
                 metadata=identity.metadata(),
             )
         except grpc.aio.AioRpcError as error:
             log.warning("work could not be started", extra={"code": error.code().name})
             return Outcome("The work could not be started just now.", is_error=True), ""
-        await self._pins.add(conversation.id, "work", request, ref=started.topic)
-        return Outcome("Started; the result will come back as an update."), started.topic
+        fault_point("session.work_started")
+        outcome = Outcome("Started; the result will come back as an update.")
+
+        async def record(db: AsyncSession, _: Pin) -> None:
+            await self._effects.record(db, conversation.id, key, outcome.content, started.topic)
+
+        await self._pins.add(conversation.id, "work", request, ref=started.topic, also=record)
+        return outcome, started.topic
 
     async def _record_promise(
-        self, conversation: Conversation, arguments: dict, started: list[str]
+        self, conversation: Conversation, arguments: dict, started: list[str], key: str
     ) -> Outcome:
         text = str(arguments.get("text", "")).strip()
         if not text:
             return Outcome("Say what was promised.", is_error=True)
-        topic = started[-1] if started else None
-        pin = await self._pins.add(conversation.id, "promise", text, ref=topic)
-        return Outcome(json.dumps({"promise_id": pin.id}))
 
-    async def _keep_promise(self, conversation: Conversation, arguments: dict) -> Outcome:
+        async def record(db: AsyncSession, pin: Pin) -> None:
+            await self._effects.record(db, conversation.id, key, _promise_made(pin))
+
+        topic = started[-1] if started else None
+        pin = await self._pins.add(conversation.id, "promise", text, ref=topic, also=record)
+        return Outcome(_promise_made(pin))
+
+    async def _keep_promise(self, conversation: Conversation, arguments: dict, key: str) -> Outcome:
         promise = str(arguments.get("promise_id", ""))
-        if await self._pins.close(conversation.id, [promise]):
-            return Outcome("Marked as kept.")
+        kept = Outcome("Marked as kept.")
+        if await self._pins.close(
+            conversation.id, [promise], also=self._recorder(conversation, key, kept)
+        ):
+            return kept
         return Outcome("There is no open promise with that id.", is_error=True)
 
     async def _answer_approval(
-        self, conversation: Conversation, identity: Identity, arguments: dict
+        self, conversation: Conversation, identity: Identity, arguments: dict, key: str
     ) -> Outcome:
         approval_id, answer = str(arguments.get("approval_id", "")), arguments.get("answer")
         if answer not in ("yes", "no"):
@@ -113,6 +153,7 @@ class MainActions:
             return Outcome("Nothing is waiting for that answer.", is_error=True)
         worker = self._peers.stub("worker", worker_pb2_grpc.WorkerStub)
         try:
+            # Only the first answer to an approval counts, so passing it on again is harmless.
             await worker.AnswerApproval(
                 worker_pb2.AnswerApprovalRequest(approval=pin.ref, approved=answer == "yes"),
                 metadata=identity.metadata(),
@@ -120,5 +161,20 @@ class MainActions:
         except grpc.aio.AioRpcError as error:
             log.warning("approval answer not delivered", extra={"code": error.code().name})
             return Outcome("The answer could not be passed on just now.", is_error=True)
-        await self._pins.close(conversation.id, [pin.id])
-        return Outcome("Passed on." if answer == "yes" else "Dropped, as asked.")
+        passed = Outcome("Passed on." if answer == "yes" else "Dropped, as asked.")
+        await self._pins.close(
+            conversation.id, [pin.id], also=self._recorder(conversation, key, passed)
+        )
+        return passed
+
+    def _recorder(
+        self, conversation: Conversation, key: str, outcome: Outcome
+    ) -> Callable[[AsyncSession], Awaitable[None]]:
+        async def record(db: AsyncSession) -> None:
+            await self._effects.record(db, conversation.id, key, outcome.content)
+
+        return record
+
+
+def _promise_made(pin: Pin) -> str:
+    return json.dumps({"promise_id": pin.id})

@@ -11,7 +11,7 @@ it leave the block. No pin is ever deleted; a closed one keeps its row.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -61,7 +61,15 @@ class Pins:
             rows = await db.execute(query)
             return [Pin(row.id, row.kind, row.text, _utc(row.created_at), row.ref) for row in rows]
 
-    async def add(self, conversation_id: str, kind: Kind, text: str, ref: str | None = None) -> Pin:
+    async def add(
+        self,
+        conversation_id: str,
+        kind: Kind,
+        text: str,
+        ref: str | None = None,
+        also: Callable[[AsyncSession, Pin], Awaitable[None]] | None = None,
+    ) -> Pin:
+        """Adds a pin; `also` runs in the same transaction, given the new pin."""
         pin = Pin(PREFIX[kind] + secrets.token_hex(4), kind, " ".join(text.split()), now(), ref)
         async with self._sessions() as db, db.begin():
             await db.execute(
@@ -74,10 +82,18 @@ class Pins:
                     created_at=pin.created_at,
                 )
             )
+            if also is not None:
+                await also(db, pin)
         return pin
 
-    async def close(self, conversation_id: str, pin_ids: Iterable[str]) -> int:
-        """Closes the named pins of this conversation; ids of others are ignored."""
+    async def close(
+        self,
+        conversation_id: str,
+        pin_ids: Iterable[str],
+        also: Callable[[AsyncSession], Awaitable[None]] | None = None,
+    ) -> int:
+        """Closes the named pins of this conversation; ids of others are ignored. `also` runs
+        in the same transaction when a pin was closed."""
         ids = list(pin_ids)
         if not ids:
             return 0
@@ -89,6 +105,8 @@ class Pins:
                 .where(pins.c.closed_at.is_(None))
                 .values(closed_at=now())
             )
+            if result.rowcount and also is not None:
+                await also(db)
             return result.rowcount
 
     async def close_ref(self, conversation_id: str, kind: Kind, ref: str) -> int:

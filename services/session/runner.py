@@ -20,6 +20,7 @@ from session.transcript import Conversation, Message, Transcript
 from session.turn import MainSession
 from session.turn_lock import TurnLock
 from session.updates import Update, Updates
+from violet.faults import fault_point
 from violet.identity import Identity, service_identity
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
 from violet.telemetry import context_from, span_context_from
@@ -131,9 +132,11 @@ class TurnRunner:
             identity = service_identity(conversation.person, self._secret)
             model_conversation = await self._model_conversation(conversation)
             text = await self._main.answer(conversation, identity, message)
+            fault_point("session.answer_ready")
             answer_seq = await self._transcript.append_answer(
                 conversation, message, text, model_conversation
             )
+            fault_point("session.answer_stored")
             self._feed.publish(conversation.id)
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
@@ -148,6 +151,7 @@ class TurnRunner:
             identity = service_identity(conversation.person, self._secret)
             model_conversation = await self._model_conversation(conversation)
             text = await self._main.tell(conversation, identity, update)
+            fault_point("session.telling_ready")
             seq = await self._transcript.append_told(
                 conversation, update.id, text, model_conversation
             )

@@ -16,6 +16,8 @@ from violet.identity import authenticate
 from violet.v1 import session_pb2, session_pb2_grpc
 
 MAX_TEXT = 8_000
+# A device's id of up to 128 characters, kept as JSON text (escapes make it longer).
+MAX_CLIENT_ID = 1_024
 
 
 def to_event(message: Message) -> session_pb2.ConversationEvent:
@@ -55,8 +57,10 @@ class SessionService(session_pb2_grpc.SessionServicer):
 
     async def Say(self, request, context):  # type: ignore[no-untyped-def]
         identity = await authenticate(context, self._secret)
-        if not request.client_id:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a message needs an id")
+        if not request.client_id or len(request.client_id) > MAX_CLIENT_ID:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a message needs a short id")
+        if "\x00" in request.text + request.client_id:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a message holds no NUL")
         if not request.text.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the message is empty")
         if len(request.text) > MAX_TEXT:

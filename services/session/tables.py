@@ -76,10 +76,11 @@ messages = Table(
     Column("author", String(10), nullable=False),
     Column("text", Text, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
-    # The device's id for a say, with a digest of its text: together, the idempotency key.
-    Column("client_id", String(200), nullable=True),
+    # The device's id for a say (as JSON text), with a digest of its text: together, the
+    # idempotency key.
+    Column("client_id", Text, nullable=True),
     Column("text_digest", String(64), nullable=True),
-    Column("reply_to", String(200), nullable=True),
+    Column("reply_to", Text, nullable=True),
     Column("answered", Boolean, nullable=False, default=False),
     Column("model_conversation_id", String(40), nullable=True),
     # The trace the message arrived in, so its turn joins that trace on any replica.
@@ -112,4 +113,17 @@ updates = Table(
     Column("deeds", JSON, nullable=True),
     UniqueConstraint("conversation_id", "key", name="uq_updates_key"),
     Index("ix_updates_untold", "conversation_id", "told_seq"),
+)
+
+# What each tool call of a turn did, by a key derived from the turn's cause and the call, written
+# with the call's own changes: a turn replayed after a crash finds its calls done and repeats none.
+effects = Table(
+    "effects",
+    metadata,
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), primary_key=True),
+    Column("key", String(200), primary_key=True),
+    # The call's result as the model saw it, and the topic of work it started, if any.
+    Column("content", Text, nullable=False),
+    Column("topic", String(80), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )

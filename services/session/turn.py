@@ -8,6 +8,7 @@ from opentelemetry import trace
 
 from session.actions import MainActions
 from session.context import as_said, main_prompt
+from session.effects import CallKeys
 from session.peers import MemoryClient
 from session.pins import Pins, pinned
 from session.transcript import Conversation, Message, Transcript
@@ -44,7 +45,8 @@ class MainSession:
 
     async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
         live = as_said(await self._transcript.live(conversation.id), upto=message.seq)
-        return await self._respond(conversation, identity, message.text, live)
+        keys = CallKeys(f"say:{message.seq}")
+        return await self._respond(conversation, identity, message.text, live, keys)
 
     async def tell(self, conversation: Conversation, identity: Identity, update: Update) -> str:
         """Violet's own words for an update: a work result, a question waiting for a yes, or
@@ -52,10 +54,16 @@ class MainSession:
         if update.kind == "result":
             await self._pins.close_ref(conversation.id, "work", update.topic)
             await self._pins.close_ref(conversation.id, "promise", update.topic)
-        elif update.kind == "approval":
+        elif update.kind == "approval" and not await self._pinned(conversation, update):
             await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
         live = as_said(await self._transcript.live(conversation.id))
-        return await self._respond(conversation, identity, update.text, live, update.text)
+        keys = CallKeys(f"update:{update.id}")
+        return await self._respond(conversation, identity, update.text, live, keys, update.text)
+
+    async def _pinned(self, conversation: Conversation, update: Update) -> bool:
+        """Whether the approval is pinned already: by this telling, run before a crash."""
+        waiting = await self._pins.open(conversation.id, "approval")
+        return any(pin.ref == update.approval_ref for pin in waiting)
 
     async def _respond(
         self,
@@ -63,6 +71,7 @@ class MainSession:
         identity: Identity,
         query: str,
         live: list[Message],
+        keys: CallKeys,
         update: str = "",
     ) -> str:
         remembered = await self._memory.recall(identity, query)
@@ -84,7 +93,7 @@ class MainSession:
         span.set_attribute("violet.turn.open_items", len(open_pins))
         span.set_attribute("violet.turn.memory_items", len(remembered))
         try:
-            return await self._converse(conversation, identity, system, messages)
+            return await self._converse(conversation, identity, system, messages, keys)
         except ModelError as error:
             ERRORS.add(1, {"violet.error.where": "main model"})
             log.warning(
@@ -98,6 +107,7 @@ class MainSession:
         identity: Identity,
         system: list[dict],
         messages: list[dict],
+        keys: CallKeys,
     ) -> str:
         reply: Reply | None = None
         for round_number in range(MAX_TOOL_ROUNDS + 1):
@@ -111,7 +121,7 @@ class MainSession:
             )
             if not reply.tool_calls:
                 break
-            results = await self._actions.run_all(conversation, identity, reply.tool_calls)
+            results = await self._actions.run_all(conversation, identity, reply.tool_calls, keys)
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply.content},

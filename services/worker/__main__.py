@@ -51,11 +51,13 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
         block_private=settings.fetch_block_private,
         search_url=settings.search_url,
     )
-    limits = Limits(settings.sandbox_timeout_s, settings.sandbox_memory_mb)
+    limits = Limits(
+        settings.sandbox_timeout_s, settings.sandbox_memory_mb, settings.sandbox_disk_mb
+    )
     root = settings.workspace_root()
     toolbox = Toolbox(
         web=web,
-        folders=Folders(root),
+        folders=Folders(root, settings.person_disk_mb * 1024 * 1024),
         sandbox=choose_sandbox(limits, hidden=(settings.home.resolve(), root)),
         limits=limits,
         mailer=Mailer(settings.smtp_url, settings.smtp_from),

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from opentelemetry import trace
 from opentelemetry.context import Context
 
+from violet.faults import fault_point
 from violet.models import ModelClient, ModelError, ToolCall
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
@@ -180,6 +181,7 @@ class WorkAgent:
             await self._reporter.activity(session.person, session.id, activity_line(call))
             result = await self._run_tool(call, await self._asker(session))
             assert isinstance(result, ToolResult)
+            fault_point("worker.tool_ran")
             await self._store.hold_result(session, call.id, result.stored())
         if waiting:
             await self._reporter.activity(session.person, session.id, "")
@@ -202,8 +204,14 @@ class WorkAgent:
         if approval.status == "waiting":
             return False
         if approval.status == "approved":
+            fault_point("worker.email_approved")
             await self._reporter.activity(session.person, session.id, SENDING)
             result = await self._toolbox.carry_out(approval)
+        elif approval.status == "sending":
+            # Claimed by a run that stopped while handing it to the relay: it may have gone,
+            # so it is never sent again (at most once) and counts as sent.
+            log.warning("an email interrupted while being sent is not sent again")
+            result = ToolResult(t.email_result(True))
         else:
             result = ToolResult(t.email_result(False))
         await self._store.settle(session, approval, result.stored())
@@ -249,6 +257,7 @@ class WorkAgent:
         finished = await self._card(session, request.text, outcome)
         deeds = deeds_of(this_request(session.messages), request.text)
         await self._store.finish(session, request, outcome, deeds, finished, closing)
+        fault_point("worker.result_stored")
         self._reporter.wake()
 
 

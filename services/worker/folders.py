@@ -1,5 +1,6 @@
-"""Each person's own folder under VIOLET_WORKSPACE_DIR: their documents (notes and lists) and
-the sandbox's working folder. Nothing here is reachable by a name from outside the folder."""
+"""Each person's own folder under VIOLET_WORKSPACE_DIR: their documents (notes and lists), within
+a disk quota per person. Nothing here is reachable by a name from outside the folder. (Code runs
+in a working folder of its own that lasts one run: see `worker.sandbox`.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 DOCUMENT_SUFFIXES = (".md", ".txt", ".csv")
 MAX_DOCUMENT_CHARS = 200_000
 MAX_DOCUMENTS = 500
+DEFAULT_QUOTA_BYTES = 50 * 1024 * 1024
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -30,10 +32,6 @@ class PersonFolder:
     def documents(self) -> Path:
         return self.root / "documents"
 
-    @property
-    def sandbox(self) -> Path:
-        return self.root / "sandbox"
-
 
 def folder_name(person: str) -> str:
     """A folder name no person's id can steer outside the root: a slug for people reading the
@@ -43,14 +41,18 @@ def folder_name(person: str) -> str:
 
 
 class Folders:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, quota_bytes: int = DEFAULT_QUOTA_BYTES) -> None:
+        """`quota_bytes`: what one person's documents may take on disk, all together."""
         self.root = root
+        self.quota_bytes = quota_bytes
 
     def of(self, person: str) -> PersonFolder:
         folder = PersonFolder(self.root / folder_name(person))
-        for path in (folder.documents, folder.sandbox):
-            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.documents.mkdir(mode=0o700, parents=True, exist_ok=True)
         return folder
+
+    def documents(self, person: str) -> Documents:
+        return Documents(self.of(person).documents, self.quota_bytes)
 
 
 def document_name(name: str) -> str:
@@ -72,8 +74,9 @@ def document_name(name: str) -> str:
 class Documents:
     """The notes and lists in one person's folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, quota_bytes: int = DEFAULT_QUOTA_BYTES) -> None:
         self._folder = folder
+        self._quota_bytes = quota_bytes
 
     def _path(self, name: str) -> tuple[str, Path]:
         safe = document_name(name)
@@ -88,6 +91,13 @@ class Documents:
         safe, path = self._path(name)
         if not path.exists() and len(self.names()) >= MAX_DOCUMENTS:
             raise DocumentError(f"The folder already holds {MAX_DOCUMENTS} documents.")
+        kept = sum((self._folder / other).stat().st_size for other in self.names() if other != safe)
+        if kept + len(content.encode()) > self._quota_bytes:
+            megabytes = self._quota_bytes / (1024 * 1024)
+            raise DocumentError(
+                f"The person's documents may take {megabytes:g} MB in all, and this one would "
+                "go past that."
+            )
         # Written beside it and moved into place, so a reader never sees half a document.
         handle, temporary = tempfile.mkstemp(dir=self._folder, prefix=".writing-")
         try:

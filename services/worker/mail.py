@@ -7,13 +7,14 @@ TLS; `user:password@` in the URL logs in first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import smtplib
 import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
-from email.utils import make_msgid
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 SMTP_TIMEOUT_S = 30.0
 _ADDRESS = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
@@ -45,32 +46,86 @@ def named_by_person(address: str, requests: list[str]) -> bool:
 
 
 class Mailer:
+    """Hands emails to the relay at most once each.
+
+    An email is sent under a Message-ID made from its key, so every copy of it names the same
+    message. The relay first takes the sender and the recipient; then `claim` records that the
+    email is being handed over, and only then does the message itself go. A worker that stops
+    after the claim never sends that email again: it may have reached the relay, and a person
+    would rather miss one email than get it twice (at most once). A stop before the claim
+    leaves it unsent, to be sent when the work resumes.
+    """
+
     def __init__(self, url: str, sender: str) -> None:
         self._url = url
         self._sender = sender
 
-    async def send(self, email: Email) -> None:
+    def message_id(self, key: str) -> str:
+        domain = self._sender.rpartition("@")[2] or "violet.local"
+        return f"<{key}@{domain}>"
+
+    async def send(self, email: Email, key: str, claim: Callable[[], Awaitable[bool]]) -> bool:
+        """Sends the email; False, sending nothing, when `claim` says another run has it."""
         if not self._url:
             raise MailError("Sending email is not set up here.")
-        await asyncio.to_thread(self._send, email)
-
-    def _send(self, email: Email) -> None:
         parts = urlsplit(self._url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
             raise MailError("The email relay is not set up correctly.")
+        message = self._message(email, self.message_id(key))
+        try:
+            relay = await asyncio.to_thread(_connect, parts)
+            try:
+                await asyncio.to_thread(_envelope, relay, self._sender, email.to)
+                if not await claim():
+                    return False
+                await asyncio.to_thread(_transfer, relay, message)
+            finally:
+                await asyncio.to_thread(_close, relay)
+        except (OSError, smtplib.SMTPException) as error:
+            raise MailError("The email relay did not take the email just now.") from error
+        return True
+
+    def _message(self, email: Email, message_id: str) -> bytes:
         message = EmailMessage()
         message["From"] = self._sender
         message["To"] = email.to
         message["Subject"] = " ".join(email.subject.split())
-        message["Message-ID"] = make_msgid(domain="violet.local")
+        message["Message-ID"] = message_id
         message.set_content(email.body)
-        relay = smtplib.SMTP_SSL if parts.scheme == "smtps" else smtplib.SMTP
-        port = parts.port or (465 if parts.scheme == "smtps" else 25)
-        options = {"context": ssl.create_default_context()} if parts.scheme == "smtps" else {}
-        try:
-            with relay(parts.hostname, port, timeout=SMTP_TIMEOUT_S, **options) as smtp:
-                if parts.username:
-                    smtp.login(unquote(parts.username), unquote(parts.password or ""))
-                smtp.send_message(message)
-        except (OSError, smtplib.SMTPException) as error:
-            raise MailError("The email relay did not take the email just now.") from error
+        return message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+
+
+def _connect(parts: SplitResult) -> smtplib.SMTP:
+    relay_class = smtplib.SMTP_SSL if parts.scheme == "smtps" else smtplib.SMTP
+    port = parts.port or (465 if parts.scheme == "smtps" else 25)
+    options = {"context": ssl.create_default_context()} if parts.scheme == "smtps" else {}
+    relay = relay_class(parts.hostname, port, timeout=SMTP_TIMEOUT_S, **options)
+    try:
+        relay.ehlo_or_helo_if_needed()
+        if parts.username:
+            relay.login(unquote(parts.username), unquote(parts.password or ""))
+    except BaseException:
+        relay.close()
+        raise
+    return relay
+
+
+def _envelope(relay: smtplib.SMTP, sender: str, recipient: str) -> None:
+    code, answer = relay.mail(sender)
+    if code != 250:
+        raise smtplib.SMTPSenderRefused(code, answer, sender)
+    code, answer = relay.rcpt(recipient)
+    if code not in (250, 251):
+        raise smtplib.SMTPRecipientsRefused({recipient: (code, answer)})
+
+
+def _transfer(relay: smtplib.SMTP, message: bytes) -> None:
+    code, answer = relay.data(message)
+    if code != 250:
+        raise smtplib.SMTPDataError(code, answer)
+
+
+def _close(relay: smtplib.SMTP) -> None:
+    with contextlib.suppress(OSError, smtplib.SMTPException):
+        relay.quit()
+    relay.close()

@@ -16,6 +16,7 @@ from google.protobuf.json_format import ParseDict
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from violet.channels import Peers
+from violet.faults import fault_point
 from violet.identity import service_identity
 from violet.v1 import deeds_pb2, router_pb2, router_pb2_grpc, session_pb2, session_pb2_grpc
 from worker.store import Outgoing, WorkStore
@@ -75,6 +76,7 @@ class Reporter:
             except grpc.aio.AioRpcError as error:
                 await self._failed(outgoing, error)
             else:
+                fault_point("worker.update_delivered")
                 await self._store.sent(outgoing.id)
 
     async def _send(self, outgoing: Outgoing) -> None:

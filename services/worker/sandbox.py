@@ -1,9 +1,13 @@
-"""Running short Python for a person: no network, a time and memory limit, and of the disk only
-the interpreter and that person's own folder.
+"""Running short Python for a person: no network, no other process, limits on time, memory and
+disk, and of the files only the interpreter and that person's own documents (read-only).
+
+Each run gets a fresh working folder of its own (a size-limited tmpfs at /work, its disk
+quota), gone when the run ends, so nothing a program writes stays behind or fills the disk.
 
 `Sandbox` is the interface; `BubblewrapSandbox` runs each program in fresh Linux namespaces
-(Debian's `bubblewrap`) under resource limits (`prlimit`). A deployment that wants each run in
-its own Kubernetes Pod implements the same `run`.
+(Debian's `bubblewrap`) under resource limits (`prlimit`) and a seccomp filter that makes the
+program its sandbox's only process (`worker.seccomp`). A deployment that wants each run in its
+own Kubernetes Pod implements the same `run`.
 """
 
 from __future__ import annotations
@@ -12,13 +16,16 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from worker.folders import PersonFolder
+from worker.seccomp import single_process_filter
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +34,7 @@ FILE_LIMIT_BYTES = 16 * 1024 * 1024
 TMP_LIMIT_BYTES = 32 * 1024 * 1024
 OPEN_FILES_LIMIT = 256
 NOBODY = "65534"
-# Mount points for the program: its working folder and, read-only, the person's documents.
+# Mount points for the program: its own working folder and, read-only, the person's documents.
 WORK_MOUNT = "/work"
 DOCUMENTS_MOUNT = "/documents"
 # Host folders every program needs; each is bound read-only, or re-created as the same symlink.
@@ -42,6 +49,8 @@ class SandboxUnavailable(Exception):
 class Limits:
     timeout_s: float
     memory_mb: int
+    # What one run may write in its working folder.
+    disk_mb: int = 64
 
 
 @dataclass(frozen=True)
@@ -78,8 +87,13 @@ class BubblewrapSandbox:
         self._hidden = tuple(path.resolve() for path in hidden)
         self._interpreter = Path(sys.executable).resolve()
         self._prefix = Path(sys.base_prefix).resolve()
+        self._filter = single_process_filter()
+        if self._filter is None:
+            log.warning("no process limit for this architecture: only memory bounds processes")
 
-    def command(self, folder: PersonFolder) -> list[str]:
+    def command(self, folder: PersonFolder, filter_fd: int | None = None) -> list[str]:
+        """The command line of one run; `filter_fd` is an open file holding the seccomp
+        filter, when there is one."""
         timeout = math.ceil(self.limits.timeout_s)
         limits = [
             "prlimit",
@@ -109,8 +123,10 @@ class BubblewrapSandbox:
             *self._system_binds(),
             *("--proc", "/proc", "--dev", "/dev"),
             *("--size", str(TMP_LIMIT_BYTES), "--tmpfs", "/tmp"),
-            *("--bind", str(folder.sandbox.resolve()), WORK_MOUNT),
+            *("--size", str(self.limits.disk_mb * 1024 * 1024), "--perms", "0700"),
+            *("--tmpfs", WORK_MOUNT),
             *("--ro-bind", str(folder.documents.resolve()), DOCUMENTS_MOUNT),
+            *(("--seccomp", str(filter_fd)) if filter_fd is not None else ()),
             *("--chdir", WORK_MOUNT),
             *("--setenv", "HOME", WORK_MOUNT),
             *("--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -138,12 +154,14 @@ class BubblewrapSandbox:
 
     async def run(self, code: str, folder: PersonFolder) -> RunOutcome:
         try:
-            process = await asyncio.create_subprocess_exec(
-                *self.command(folder),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
+            with self._filter_file() as filter_fd:
+                process = await asyncio.create_subprocess_exec(
+                    *self.command(folder, filter_fd),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    pass_fds=() if filter_fd is None else (filter_fd,),
+                )
         except OSError as error:
             log.error("the sandbox cannot start", extra={"error": str(error)})
             raise SandboxUnavailable("Running code is not available just now.") from error
@@ -168,6 +186,21 @@ class BubblewrapSandbox:
             log.error("the sandbox failed", extra={"error": stderr.strip()})
             raise SandboxUnavailable("Running code is not available just now.")
         return RunOutcome(stdout, stderr, process.returncode or 0, timed_out)
+
+    @contextlib.contextmanager
+    def _filter_file(self) -> Iterator[int | None]:
+        """The read end of a pipe holding the filter, for bubblewrap to load; closed here
+        once the child has its own copy."""
+        if self._filter is None:
+            yield None
+            return
+        read, write = os.pipe()
+        try:
+            with open(write, "wb") as pipe:  # a few hundred bytes: well within its buffer
+                pipe.write(self._filter)
+            yield read
+        finally:
+            os.close(read)
 
 
 class NoSandbox:

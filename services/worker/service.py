@@ -14,6 +14,7 @@ from worker.runner import WorkRunner
 from worker.store import WorkStore
 
 MAX_REQUEST_CHARS = 8_000
+MAX_KEY_CHARS = 200
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 
 
@@ -26,7 +27,7 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
     async def StartWork(self, request, context):  # type: ignore[no-untyped-def]
         identity = await authenticate(context, self._secret)
         text = request.request.strip()
-        if not text:
+        if not text or "\x00" in text:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "say what the work is")
         if len(text) > MAX_REQUEST_CHARS:
             await context.abort(
@@ -35,14 +36,17 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
             )
         if request.topic and not _TOPIC.match(request.topic):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a topic id")
+        if len(request.key) > MAX_KEY_CHARS or "\x00" in request.key:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a request key")
         origin = trace.get_current_span().get_span_context()
-        topic = await self._store.open_session(identity.person, request.topic, title_of(text))
-        await self._store.add_request(
-            topic,
+        topic = await self._store.start_request(
             identity.person,
+            request.topic,
             text,
-            format(origin.trace_id, "032x") if origin.is_valid else None,
-            format(origin.span_id, "016x") if origin.is_valid else None,
+            title=title_of(text),
+            key=request.key,
+            trace_id=format(origin.trace_id, "032x") if origin.is_valid else None,
+            span_id=format(origin.span_id, "016x") if origin.is_valid else None,
         )
         self._runner.wake(topic, identity.person)
         return worker_pb2.StartWorkReply(topic=topic)

@@ -33,10 +33,17 @@ class WorkerSettings(CommonSettings):
     fetch_timeout_s: float = Field(default=10.0, gt=0)
     fetch_max_bytes: int = Field(default=2_000_000, gt=0)
     fetch_block_private: bool = Field(
-        default=False, description="Refuse pages on loopback and private addresses."
+        default=True,
+        description="Refuse pages on loopback, private and link-local addresses (false: tests).",
     )
     sandbox_timeout_s: float = Field(default=10.0, gt=0)
     sandbox_memory_mb: int = Field(default=256, ge=64)
+    sandbox_disk_mb: int = Field(
+        default=64, ge=1, description="What one run of code may write in its working folder."
+    )
+    person_disk_mb: int = Field(
+        default=50, ge=1, description="What one person's documents may take on disk in all."
+    )
 
     def workspace_root(self) -> Path:
         return (self.workspace_dir or self.home / "workspaces").resolve()

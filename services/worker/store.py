@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from worker.tables import approvals, outbox, work_messages, work_requests, work_sessions
@@ -139,32 +140,82 @@ class WorkStore:
 
     # --- work sessions ------------------------------------------------------------------------
 
-    async def open_session(self, person: str, topic: str, title: str) -> str:
-        """The person's work session for `topic`; a new one when the topic is empty, unknown,
-        or not the person's (then under a fresh id)."""
+    async def start_request(
+        self,
+        person: str,
+        topic: str,
+        text: str,
+        *,
+        title: str,
+        key: str = "",
+        trace_id: str | None = None,
+        span_id: str | None = None,
+    ) -> str:
+        """Adds the request to the person's work session for `topic` and returns that session's
+        id, in one transaction. The topic is a new session when it is empty, unknown, or not the
+        person's (then under a fresh id). A request whose `key` the person's work already holds
+        adds nothing: the topic it went to the first time is returned."""
         moment = now()
-        async with self._sessions() as db, db.begin():
-            if topic:
-                owner = await db.scalar(
-                    select(work_sessions.c.person).where(work_sessions.c.id == topic)
+        try:
+            async with self._sessions() as db, db.begin():
+                if key and (found := await self._keyed(db, person, key)):
+                    return found
+                topic = await self._open_session(db, person, topic, title, moment)
+                await db.execute(
+                    insert(work_requests).values(
+                        session_id=topic,
+                        person=person,
+                        text=text,
+                        key=key or None,
+                        status="pending",
+                        steps=0,
+                        created_at=moment,
+                        trace_id=trace_id,
+                        span_id=span_id,
+                    )
                 )
-                if owner == person:
-                    return topic
-                if owner is not None:
-                    topic = ""
-            topic = topic or "t_" + secrets.token_hex(8)
-            await db.execute(
-                insert(work_sessions).values(
-                    id=topic,
-                    person=person,
-                    title=title,
-                    created_at=moment,
-                    last_active=moment,
-                    version=0,
-                    held_results="{}",
-                    loads=0,
-                )
+        except IntegrityError:  # the same request, sent twice at once: the other one won
+            async with self._sessions() as db:
+                found = await self._keyed(db, person, key) if key else None
+            if found is None:
+                raise
+            return found
+        return topic
+
+    @staticmethod
+    async def _keyed(db: AsyncSession, person: str, key: str) -> str | None:
+        """The topic of the person's request with this key, if there is one."""
+        found = await db.scalar(
+            select(work_requests.c.session_id)
+            .where(work_requests.c.person == person)
+            .where(work_requests.c.key == key)
+        )
+        return None if found is None else str(found)
+
+    async def _open_session(
+        self, db: AsyncSession, person: str, topic: str, title: str, moment: datetime
+    ) -> str:
+        if topic:
+            owner = await db.scalar(
+                select(work_sessions.c.person).where(work_sessions.c.id == topic)
             )
+            if owner == person:
+                return topic
+            if owner is not None:
+                topic = ""
+        topic = topic or "t_" + secrets.token_hex(8)
+        await db.execute(
+            insert(work_sessions).values(
+                id=topic,
+                person=person,
+                title=title,
+                created_at=moment,
+                last_active=moment,
+                version=0,
+                held_results="{}",
+                loads=0,
+            )
+        )
         return topic
 
     async def load(self, session_id: str, replica: str) -> WorkSession:
@@ -238,7 +289,7 @@ class WorkStore:
             work_requests.c.status.in_(("pending", "running"))
         )
         answered = select(approvals.c.session_id).where(
-            approvals.c.status.in_(("approved", "declined"))
+            approvals.c.status.in_(("approved", "declined", "sending"))
         )
         async with self._sessions() as db:
             rows = await db.execute(
@@ -306,29 +357,6 @@ class WorkStore:
             return [(row.text, row.outcome or "") for row in rows]
 
     # --- requests -----------------------------------------------------------------------------
-
-    async def add_request(
-        self,
-        session_id: str,
-        person: str,
-        text: str,
-        trace_id: str | None,
-        span_id: str | None,
-    ) -> int:
-        async with self._sessions() as db, db.begin():
-            result = await db.execute(
-                insert(work_requests).values(
-                    session_id=session_id,
-                    person=person,
-                    text=text,
-                    status="pending",
-                    steps=0,
-                    created_at=now(),
-                    trace_id=trace_id,
-                    span_id=span_id,
-                )
-            )
-            return int(result.inserted_primary_key[0])
 
     async def current_request(self, session_id: str) -> Request | None:
         """The request under way (running or waiting), else the next pending one."""
@@ -417,6 +445,19 @@ class WorkStore:
                 )
             ).first()
         return _approval(row) if row else None
+
+    async def claim_send(self, approval: Approval) -> bool:
+        """Marks an approved action as being carried out, once: True for the one caller that
+        moved it from approved to sending. Recorded before the effect, so a worker that stops
+        midway finds it claimed and never carries it out a second time."""
+        async with self._sessions() as db, db.begin():
+            result = await db.execute(
+                update(approvals)
+                .where(approvals.c.id == approval.id)
+                .where(approvals.c.status == "approved")
+                .values(status="sending", claimed_at=now())
+            )
+            return result.rowcount == 1
 
     async def settle(self, session: WorkSession, approval: Approval, result: dict) -> None:
         """The held action's outcome becomes its tool result, and the approval is done."""

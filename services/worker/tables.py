@@ -62,6 +62,9 @@ work_requests = Table(
     Column("session_id", String(80), ForeignKey("work_sessions.id"), nullable=False),
     Column("person", String(200), nullable=False),
     Column("text", Text, nullable=False),
+    # What caused the request (the conversation, message and tool call): a request whose key
+    # the person's work already holds is not added again.
+    Column("key", String(200), nullable=True),
     # "pending", "running", "waiting" (for an approval) or "done".
     Column("status", String(10), nullable=False),
     Column("steps", Integer, nullable=False, default=0),
@@ -72,6 +75,7 @@ work_requests = Table(
     Column("trace_id", String(32), nullable=True),
     Column("span_id", String(16), nullable=True),
     Index("ix_work_requests_open", "session_id", "status"),
+    UniqueConstraint("person", "key", name="uq_work_requests_key"),
 )
 
 # Actions held for the person's yes or no.
@@ -86,10 +90,13 @@ approvals = Table(
     Column("action", String(40), nullable=False),
     Column("payload", Text, nullable=False),
     Column("question", Text, nullable=False),
-    # "waiting", "approved", "declined", then "done" once the work session has the outcome.
+    # "waiting", "approved" or "declined"; "sending" once an approved email is being handed to
+    # the relay (claimed, so it is never handed over twice); "done" once the work session has
+    # the outcome.
     Column("status", String(10), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("answered_at", DateTime(timezone=True), nullable=True),
+    Column("claimed_at", DateTime(timezone=True), nullable=True),
     UniqueConstraint("session_id", "tool_use_id", name="uq_approvals_call"),
     Index("ix_approvals_status", "status"),
 )

@@ -12,9 +12,10 @@ import json
 import re
 from dataclasses import dataclass
 
+from violet.faults import fault_point
 from violet.models import ToolCall
 from violet.models import tools as t
-from worker.folders import DocumentError, Documents, Folders
+from worker.folders import DocumentError, Folders
 from worker.mail import Email, Mailer, MailError, named_by_person, valid_address
 from worker.sandbox import Limits, Sandbox, SandboxUnavailable
 from worker.store import Approval, WorkStore
@@ -160,7 +161,7 @@ class Toolbox:
         return ToolResult(t.python_result(outcome.stdout, outcome.stderr, outcome.exit_code))
 
     def _documents(self, call: ToolCall, asker: Asker) -> ToolResult:
-        documents = Documents(self._folders.of(asker.person).documents)
+        documents = self._folders.documents(asker.person)
         name = str(call.input.get("name", ""))
         try:
             if call.name == t.WRITE_DOCUMENT:
@@ -192,12 +193,15 @@ class Toolbox:
         return NeedsApproval(t.SEND_EMAIL, payload, approval_question(email))
 
     async def carry_out(self, approval: Approval) -> ToolResult:
-        """The held action, once the person said yes."""
+        """The held action, once the person said yes; claimed in the store before it is done,
+        so it is done at most once (see `Mailer`)."""
         payload = approval.payload
+        email = Email(payload["to"], payload["subject"], payload["body"])
         try:
-            await self._mailer.send(Email(payload["to"], payload["subject"], payload["body"]))
+            await self._mailer.send(email, approval.id, lambda: self._store.claim_send(approval))
         except MailError as error:
             return failed(str(error))
+        fault_point("worker.email_sent")
         return ToolResult(t.email_result(True))
 
     async def _ask_other_work(self, question: str, asker: Asker) -> ToolResult:

@@ -1,6 +1,12 @@
 """Web pages and web search for work sessions.
 
 A page is fetched with a time limit and a size cap, and turned into its title and readable text.
+Unless `VIOLET_FETCH_BLOCK_PRIVATE=false` (for tests), a page is fetched only from a public
+address: the check is made where the connection is opened, on the very addresses the name
+resolves to, so every redirect and every DNS answer is checked, and a name cannot answer one
+address to a check and another to the connection. Pages are fetched directly, never through a
+proxy named in the environment, whose own address would be the only one seen here.
+
 Search goes to the provider at `VIOLET_SEARCH_URL`, which speaks one small JSON protocol:
 
     GET {VIOLET_SEARCH_URL}?q=QUERY
@@ -12,10 +18,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import re
+import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
 MAX_REDIRECTS = 5
@@ -101,9 +110,77 @@ def readable(html: str) -> tuple[str, str]:
     return title, "\n".join(kept)
 
 
-def _is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address)
-    return ip.is_global and not ip.is_multicast
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def is_public(address: str) -> bool:
+    """Whether an address is on the public internet, an IPv4 address carried inside an IPv6 one
+    (mapped, NAT64, 6to4, Teredo) included."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if not ip.is_global or ip.is_multicast:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address):
+        carried = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+        if ip in _NAT64:
+            carried.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+        return all(is_public(str(inner)) for inner in carried if inner is not None)
+    return True
+
+
+class NotPublic(httpcore.ConnectError):
+    """A page's host resolves to an address that is not public."""
+
+
+class _PublicAddressesOnly(httpcore.AsyncNetworkBackend):
+    """Opens connections only to public addresses: resolves the host itself, checks every
+    answer, and connects to a checked one."""
+
+    def __init__(self) -> None:
+        self._backend = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[tuple] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            answers = await asyncio.get_running_loop().getaddrinfo(
+                host, port, type=socket.SOCK_STREAM
+            )
+        except OSError as error:
+            raise httpcore.ConnectError(f"{host} could not be found") from error
+        addresses = [str(answer[4][0]) for answer in answers]
+        if not addresses or not all(is_public(address) for address in addresses):
+            raise NotPublic(host)
+        return await self._backend.connect_tcp(
+            addresses[0], port, timeout, local_address, socket_options
+        )
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[tuple] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise NotPublic(path)
+
+    async def sleep(self, seconds: float) -> None:
+        await self._backend.sleep(seconds)
+
+
+def _public_transport() -> httpx.AsyncHTTPTransport:
+    transport = httpx.AsyncHTTPTransport()
+    # httpx has no setting for the network backend: the pool is made again with ours.
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=httpx.create_ssl_context(), network_backend=_PublicAddressesOnly()
+    )
+    return transport
+
+
+def _check_scheme(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise WebError("Only http and https pages can be opened.")
 
 
 class Web:
@@ -115,26 +192,32 @@ class Web:
         block_private: bool,
         search_url: str,
     ) -> None:
-        self._client = httpx.AsyncClient(
+        self._pages = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_s),
             follow_redirects=False,
             headers={"User-Agent": USER_AGENT},
+            transport=_public_transport() if block_private else None,
+            trust_env=False,
+        )
+        # The search provider is the operator's choice, wherever it runs.
+        self._search = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout_s), headers={"User-Agent": USER_AGENT}
         )
         self._timeout_s = timeout_s
         self._max_bytes = max_bytes
-        self._block_private = block_private
         self._search_url = search_url
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        await self._pages.aclose()
+        await self._search.aclose()
 
     async def fetch(self, url: str) -> Page:
         """The page at `url` (redirects followed, each one checked like the first)."""
         try:
             async with asyncio.timeout(self._timeout_s * 2):
                 for _ in range(MAX_REDIRECTS + 1):
-                    await self._check(url)
-                    async with self._client.stream("GET", url) as response:
+                    _check_scheme(url)
+                    async with self._pages.stream("GET", url) as response:
                         if response.is_redirect and "location" in response.headers:
                             url = urljoin(url, response.headers["location"])
                             continue
@@ -142,24 +225,13 @@ class Web:
         except TimeoutError as error:
             raise WebError(f"{url} took too long to answer.") from error
         except httpx.HTTPError as error:
+            if isinstance(error.__cause__, NotPublic):
+                host = urlsplit(url).hostname
+                raise WebError(f"{host} is not a public address.") from error
             raise WebError(f"{url} could not be reached.") from error
         except (httpx.InvalidURL, ValueError) as error:
             raise WebError(f"{url} is not a web address that can be opened.") from error
         raise WebError(f"{url} redirects too many times.")
-
-    async def _check(self, url: str) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise WebError("Only http and https pages can be opened.")
-        if not self._block_private:
-            return
-        try:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-            found = await asyncio.get_running_loop().getaddrinfo(parts.hostname, port)
-        except OSError as error:
-            raise WebError(f"{parts.hostname} could not be found.") from error
-        if not all(_is_public(str(entry[4][0])) for entry in found):
-            raise WebError(f"{parts.hostname} is not a public address.")
 
     async def _page(self, url: str, response: httpx.Response) -> Page:
         if response.status_code >= 400:
@@ -187,7 +259,7 @@ class Web:
         if not self._search_url:
             raise WebError("Searching the web is not set up here.")
         try:
-            response = await self._client.get(self._search_url, params={"q": query})
+            response = await self._search.get(self._search_url, params={"q": query})
             response.raise_for_status()
             answer = response.json()
         except (httpx.HTTPError, ValueError) as error:

@@ -43,7 +43,7 @@ def running(environment: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
             stack.wait()
 
 
-def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
+def test_run_is_ready_chat_holds_a_conversation_ctrl_c_stops_all_and_run_starts_again_at_once(
     running: subprocess.Popen[str], environment: dict[str, str]
 ) -> None:
     assert running.stdout is not None
@@ -77,6 +77,20 @@ def test_run_says_it_is_ready_chat_holds_a_conversation_and_ctrl_c_stops_all(
     assert running.wait(timeout=60) == 0
     secret = Path(environment["VIOLET_HOME"]) / "secret"
     assert secret.exists()
+
+    # Started again at once: the connections just closed wait in TIME_WAIT, and do not count.
+    again = subprocess.Popen(
+        [VIOLET, "run"], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert again.stdout is not None and again.stderr is not None
+        assert again.stdout.readline().strip() == f"Violet is ready: http://{gateway}"
+        again.send_signal(signal.SIGINT)
+        assert again.wait(timeout=60) == 0, again.stderr.read()
+    finally:
+        if again.poll() is None:
+            again.kill()
+            again.wait()
 
 
 def test_chat_keeps_commands_to_itself_and_asks_before_forgetting_everything(
@@ -113,19 +127,29 @@ def test_chat_keeps_commands_to_itself_and_asks_before_forgetting_everything(
     assert said == ["you: my cat is called Miso"]
 
 
-def test_token_prints_a_token_the_local_stack_accepts(environment: dict[str, str]) -> None:
-    from violet.identity import resolve_secret, verify_token
+def test_token_prints_a_device_token_and_with_internal_an_internal_one(
+    environment: dict[str, str],
+) -> None:
+    from violet.identity import Unauthorized, resolve_secret, verify_internal_token, verify_token
 
-    printed = subprocess.run(
-        [VIOLET, "token", "sam"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    ).stdout.strip()
+    def printed(*options: str) -> str:
+        return subprocess.run(
+            [VIOLET, "token", *options, "sam"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+
+    device, internal = printed(), printed("--internal")
     secret = resolve_secret("", Path(environment["VIOLET_HOME"]))
-    assert verify_token(printed, secret).person == "sam"
+    assert verify_token(device, secret).person == "sam"
+    assert verify_internal_token(internal, secret).person == "sam"
+    with pytest.raises(Unauthorized):
+        verify_internal_token(device, secret)
+    with pytest.raises(Unauthorized):
+        verify_token(internal, secret)
 
 
 def test_chat_says_plainly_when_violet_is_not_running(environment: dict[str, str]) -> None:

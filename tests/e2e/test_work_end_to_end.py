@@ -65,7 +65,12 @@ def world(
     local_web: LocalWeb,
     sink: SmtpSink,
 ) -> Iterator[World]:
-    env = {**FAST_SAYS, "VIOLET_SEARCH_URL": local_web.search_url, "VIOLET_SMTP_URL": sink.url}
+    env = {
+        **FAST_SAYS,
+        "VIOLET_SEARCH_URL": local_web.search_url,
+        "VIOLET_SMTP_URL": sink.url,
+        "VIOLET_FETCH_BLOCK_PRIVATE": "false",  # the local web is on loopback
+    }
     home = tmp_path_factory.mktemp(f"work-{request.param}")
     with running_stack(home, request.param, env=env) as stack:
         yield World(stack, local_web, sink)

@@ -43,7 +43,7 @@ class Person:
         self.name = name or f"person-{uuid.uuid4().hex[:8]}"
         self._channel = grpc.insecure_channel(stack.address("memory"))
         self.stub = memory_pb2_grpc.MemoryStub(self._channel)
-        self.metadata = (("authorization", f"Bearer {stack.token(self.name)}"),)
+        self.metadata = (("authorization", f"Bearer {stack.internal_token(self.name)}"),)
         self._seq = 0
 
     def call(self, method: str, request: Any) -> Any:

@@ -32,7 +32,7 @@ def router(
 
 
 def auth(stack: Stack, person: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {stack.token(person)}"),)
+    return (("authorization", f"Bearer {stack.internal_token(person)}"),)
 
 
 def card(topic: str, title: str, outcome: str, minutes_ago: int) -> router_pb2.TopicCard:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
 from tests.conftest import running_stack
 from tests.support.device import Device
 from tests.support.stack import Stack
+from violet.v1 import session_pb2, session_pb2_grpc
 
 ROUTE_ATTRIBUTES = {
     "violet.route.candidates",
@@ -98,3 +101,27 @@ async def test_no_span_carries_message_text_by_default(traced_stack: Stack) -> N
     found = await until_spans(traced_stack, lambda f: any(s["name"] == "turn" for s in f))
     assert found
     assert secret_words not in json.dumps(found)
+
+
+async def test_streams_and_devices_left_while_sent_to_leave_no_trace_context_or_error_behind(
+    traced_stack: Stack,
+) -> None:
+    someone = "reader-" + uuid.uuid4().hex[:8]
+    metadata = (("authorization", f"Bearer {traced_stack.internal_token(someone)}"),)
+    async with grpc.aio.insecure_channel(traced_stack.address("session")) as channel:
+        session = session_pb2_grpc.SessionStub(channel)
+        for n in range(12):  # more history than a stream sends before its reader reads
+            said = session_pb2.SayRequest(client_id=json.dumps(f"long-{n}"), text="x" * 6_000)
+            await session.Say(said, metadata=metadata)
+        for _ in range(5):
+            stream = session.Follow(session_pb2.FollowRequest(since=0), metadata=metadata)
+            await stream.read()
+            stream.cancel()  # the session is sending the rest when its reader goes
+    for _ in range(5):  # and the gateway is sending the history when its device goes
+        device, _ = await Device.open(traced_stack.live_url, traced_stack.token(someone))
+        await device.close()
+    await asyncio.to_thread(traced_stack.stop)  # every connection's handling is over
+
+    assert "Failed to detach context" not in traced_stack.log("session")
+    gateway = traced_stack.log("gateway")
+    assert "Traceback" not in gateway and "running task" not in gateway

@@ -25,6 +25,7 @@ async def scripted(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Wo
         "VIOLET_WORK_IDLE_S": str(IDLE_S),
         "VIOLET_WORK_SWEEP_S": "0.5",
         "VIOLET_WORK_LEASE_S": "3",
+        "VIOLET_FETCH_BLOCK_PRIVATE": "false",  # the local web is on loopback
     }
     home = tmp_path_factory.mktemp("scripted-worker")
     async with worker_under_test(home, "anthropic", env) as started:

@@ -100,11 +100,11 @@ class WorkerUnderTest:
         return worker_pb2_grpc.WorkerStub(grpc.aio.insecure_channel(self.stack.address("worker")))
 
     def metadata(self, person: str) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {self.stack.token(person)}"),)
+        return (("authorization", f"Bearer {self.stack.internal_token(person)}"),)
 
-    async def start_work(self, person: str, request: str, topic: str = "") -> str:
+    async def start_work(self, person: str, request: str, topic: str = "", key: str = "") -> str:
         reply = await self.stub().StartWork(
-            worker_pb2.StartWorkRequest(request=request, topic=topic),
+            worker_pb2.StartWorkRequest(request=request, topic=topic, key=key),
             metadata=self.metadata(person),
             timeout=10,
         )
@@ -172,7 +172,9 @@ async def worker_under_test(
 @pytest.fixture(scope="module")
 async def worker(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[WorkerUnderTest]:
     """One worker for the tests of this module: each works for people of its own."""
-    async with worker_under_test(tmp_path_factory.mktemp("worker")) as started:
+    # The local web is on loopback, where a worker fetches nothing unless told to.
+    loopback = {"VIOLET_FETCH_BLOCK_PRIVATE": "false"}
+    async with worker_under_test(tmp_path_factory.mktemp("worker"), env=loopback) as started:
         started.peers.taking = True
         yield started
 
@@ -336,3 +338,29 @@ async def test_results_wait_in_the_outbox_while_the_session_is_away(
     finally:
         worker.peers.taking = True
     assert "42" in (await worker.peers.wait("result", topic)).result.text
+
+
+async def test_work_started_again_with_the_same_key_is_started_once(
+    worker: WorkerUnderTest,
+) -> None:
+    someone, key = person(), f"c_{uuid.uuid4().hex[:16]}/say:7/start_work/1"
+    topic = await worker.start_work(someone, "calculate 3*14", key=key)
+    assert "42" in (await worker.peers.wait("result", topic)).result.text
+    assert await worker.start_work(someone, "calculate 3*14", key=key) == topic
+    assert await worker.start_work(someone, "calculate 3*14 again", key=key) == topic
+    await asyncio.sleep(1)
+    assert len(worker.peers.of("result", topic)) == 1
+    rows = worker.rows("SELECT text FROM work_requests WHERE session_id = :t", t=topic)
+    assert [row.text for row in rows] == ["calculate 3*14"]
+
+
+async def test_by_default_no_page_on_a_private_address_is_fetched(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    async with worker_under_test(tmp_path_factory.mktemp("guarded")) as guarded:
+        guarded.peers.taking = True
+        url = guarded.web.add_page("/inside", "Inside Only", "Nobody outside sees this.")
+        topic = await guarded.start_work(person(), f"look up {url}")
+        result = await guarded.peers.wait("result", topic)
+        assert "Inside Only" not in result.result.text
+        assert "/inside" not in guarded.web.requests

@@ -29,8 +29,9 @@ class Device:
         assert welcome["type"] == "welcome", welcome
         return device, welcome
 
-    async def send(self, frame: dict[str, Any] | str) -> None:
-        await self.socket.send(frame if isinstance(frame, str) else json.dumps(frame))
+    async def send(self, frame: dict[str, Any] | str | bytes) -> None:
+        """A dict goes as JSON text; text and bytes go as they are (a text or binary frame)."""
+        await self.socket.send(json.dumps(frame) if isinstance(frame, dict) else frame)
 
     async def say(self, text: str, message_id: str | None = None) -> str:
         message_id = message_id or uuid.uuid4().hex

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.support.messages_api import MessagesAPIProcess
-from violet.identity import issue_token
+from violet.identity import issue_internal_token, issue_token
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
 READY_TIMEOUT_S = 60.0
@@ -70,7 +71,12 @@ class Stack:
         return shared or f"sqlite:///{self.home / f'{service}.db'}"
 
     def token(self, person: str) -> str:
+        """A device token: what a phone says hello with."""
         return issue_token(person, self.secret)
+
+    def internal_token(self, person: str) -> str:
+        """What the internal gRPC services accept, as `violet token --internal` prints."""
+        return issue_internal_token(person, self.secret)
 
     def start(self, *names: str, env: dict[str, str] | None = None) -> None:
         for name in names or SERVICES:
@@ -93,6 +99,26 @@ class Stack:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+    def kill(self) -> None:
+        """Kills every service with SIGKILL, as a machine that loses power stops them."""
+        for name in list(self.processes):
+            process = self.processes.pop(name)
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+
+    def kill_all_when_one_dies(self, timeout: float) -> str:
+        """Blocks until one of the services exits, then kills the others at once; returns the
+        name of the one that went first."""
+        running = dict(self.processes)
+        with ThreadPoolExecutor(len(running)) as waiting:
+            exits = {waiting.submit(process.wait): name for name, process in running.items()}
+            done, _ = wait(exits, timeout=timeout, return_when=FIRST_COMPLETED)
+            if not done:
+                raise TimeoutError(f"no service exited in {timeout} s")
+            self.kill()  # the threads still waiting return with it
+            return exits[next(iter(done))]
 
     def wait_ready(self, *names: str) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S

@@ -8,6 +8,7 @@ import pytest
 
 from gateway import frames
 from gateway.frames import FrameError, Hello, MemoryRequest, Say
+from gateway.live import say_id, stored_id
 
 
 def test_a_hello_carries_a_token_and_since() -> None:
@@ -29,8 +30,15 @@ def test_a_hello_without_token_is_unauthorized() -> None:
 
 
 def test_a_say_keeps_its_id_as_sent() -> None:
-    assert frames.parse('{"type":"say","id":7,"text":"hi"}') == Say(7, "hi")
     assert frames.parse('{"type":"say","id":"a-1","text":"hi"}') == Say("a-1", "hi")
+    assert frames.parse(json.dumps({"type": "say", "id": "é" * 128, "text": "hi"})).id == "é" * 128
+    assert frames.parse(json.dumps({"type": "say", "id": "a\u0000b", "text": "hi"})).id == "a\x00b"
+
+
+def test_a_huge_since_is_a_whole_number_all_the_same() -> None:
+    assert (
+        frames.parse(json.dumps({"type": "hello", "token": "t", "since": 10**30})).since == 10**30
+    )
 
 
 @pytest.mark.parametrize(
@@ -39,14 +47,49 @@ def test_a_say_keeps_its_id_as_sent() -> None:
         {"type": "say", "text": "no id"},
         {"type": "say", "id": "", "text": "empty id"},
         {"type": "say", "id": True, "text": "bool id"},
-        {"type": "say", "id": "x" * 201, "text": "long id"},
+        {"type": "say", "id": 7, "text": "a number is not an id"},
+        {"type": "say", "id": 10**249, "text": "a 250-digit number"},
+        {"type": "say", "id": "x" * 129, "text": "long id"},
+        {"type": "say", "id": ["1"], "text": "nested id"},
+        {"type": "say", "id": "1", "text": {"nested": "text"}},
         {"type": "say", "id": "1", "text": "   "},
+        {"type": "say", "id": "1", "text": "a NUL \x00 inside"},
         {"type": "say", "id": "1"},
+        {"type": "say", "id": "1", "text": "hi", "extra": {"a": [1]}},
+        {"type": "memory.forget", "item": "x" * 129},
+        {"type": "memory.forget", "item": "a\x00"},
     ],
 )
-def test_a_malformed_say_is_a_bad_frame(frame: dict) -> None:
+def test_a_malformed_frame_is_a_bad_frame(frame: dict) -> None:
     with pytest.raises(FrameError) as error:
         frames.parse(json.dumps(frame))
+    assert error.value.code == "bad_frame"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"type":"say","id":"\\ud800","text":"hi"}',
+        '{"type":"say","id":"1","text":"half a pair \\udc00"}',
+        '{"type":"say","id":"1","text":"hi","\\ud800":1}',
+        '{"type":"hello","token":"\\udfff"}',
+        '{"type":"say","id":"1","text":"hi","deep":' + "[" * 20_000 + "]" * 20_000 + "}",
+        "[" * 30_000 + "]" * 30_000,
+        '{"type":"say","id":"1","text":"hi","n":' + "9" * 5000 + "}",
+    ],
+    ids=[
+        "surrogate id",
+        "surrogate text",
+        "surrogate key",
+        "surrogate token",
+        "deep",
+        "deep list",
+        "long number",
+    ],
+)
+def test_unpaired_surrogates_and_nesting_are_bad_frames(raw: str) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(raw)
     assert error.value.code == "bad_frame"
 
 
@@ -79,6 +122,12 @@ def test_memory_frames() -> None:
         frames.parse('{"type":"memory.forget"}')
 
 
+def test_outgoing_text_with_a_lone_surrogate_still_goes_out_as_utf8() -> None:
+    frame = frames.outgoing("activity", text="odd \ud800 text")
+    frame.encode("utf-8")
+    assert json.loads(frame)["text"] == "odd \ud800 text"
+
+
 def test_outgoing_frames_refuse_keys_off_the_allow_list() -> None:
     assert json.loads(frames.outgoing("ack", id="1", seq=3)) == {"type": "ack", "id": "1", "seq": 3}
     with pytest.raises(ValueError):
@@ -87,3 +136,18 @@ def test_outgoing_frames_refuse_keys_off_the_allow_list() -> None:
         frames.outgoing("memory", items=[{"item": "1", "text": "x", "person": "p"}])
     with pytest.raises(ValueError):
         frames.error("oops", "not a contract code")
+
+
+@pytest.mark.parametrize(
+    ("stored", "sent"),
+    [
+        (stored_id("a-1"), "a-1"),
+        (stored_id('quote " and \x00'), 'quote " and \x00'),
+        ("7", 7),  # a number id, as devices once could send
+        ("not json {", "not json {"),
+        ('{"nested": 1}', '{"nested": 1}'),
+        ("true", "true"),
+    ],
+)
+def test_a_stored_id_goes_back_as_sent_and_an_odd_one_as_it_is(stored: str, sent: object) -> None:
+    assert say_id(stored) == sent

@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from violet.identity import Unauthorized, issue_token, resolve_secret, verify_token
+from violet.identity import (
+    Unauthorized,
+    issue_internal_token,
+    issue_token,
+    resolve_secret,
+    service_identity,
+    verify_internal_token,
+    verify_token,
+)
 
 SECRET = "a-test-secret-that-is-long-enough-for-hs256"
 OTHER = "another-test-secret-long-enough-for-hs256!"
@@ -31,3 +39,23 @@ def test_the_local_secret_is_made_once_and_kept(tmp_path) -> None:  # type: igno
     first = resolve_secret("", tmp_path)
     assert first and resolve_secret("", tmp_path) == first
     assert resolve_secret("given", tmp_path) == "given"
+
+
+def test_an_internal_token_names_its_person_and_is_refused_as_a_device_token() -> None:
+    internal = issue_internal_token("ana", SECRET)
+    assert verify_internal_token(internal, SECRET).person == "ana"
+    assert verify_internal_token(service_identity("ana", SECRET).token, SECRET).person == "ana"
+    with pytest.raises(Unauthorized):
+        verify_token(internal, SECRET)
+
+
+def test_a_device_token_is_refused_as_an_internal_token() -> None:
+    with pytest.raises(Unauthorized):
+        verify_internal_token(issue_token("ana", SECRET), SECRET)
+
+
+def test_an_internal_token_of_another_stack_or_expired_is_refused() -> None:
+    with pytest.raises(Unauthorized):
+        verify_internal_token(issue_internal_token("ana", OTHER), SECRET)
+    with pytest.raises(Unauthorized):
+        verify_internal_token(issue_internal_token("ana", SECRET, ttl_s=-1), SECRET)

@@ -100,8 +100,7 @@ class Rig:
     agent: WorkAgent
 
     async def request(self, text: str) -> WorkSession:
-        topic = await self.store.open_session(PERSON, "", text)
-        await self.store.add_request(topic, PERSON, text, None, None)
+        topic = await self.store.start_request(PERSON, "", text, title=text)
         return await self.store.load(topic, "here")
 
     async def run(self, session: WorkSession) -> None:
@@ -261,7 +260,7 @@ async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prom
     session = await rig.request("look up one")
     for text in ("look up two", "look up three"):
         await rig.run(session)
-        await rig.store.add_request(session.id, PERSON, text, None, None)
+        await rig.store.start_request(PERSON, session.id, text, title=text)
     await rig.run(session)
     last = rig.model.seen[-1]
     assert [text_of(m) for m in last if m["role"] == "user"] == ["look up two", "look up three"]
@@ -295,3 +294,31 @@ async def test_a_copy_changed_elsewhere_is_never_written_over(rig: Rig) -> None:
     with pytest.raises(StaleSession):
         await rig.store.record_reply(session, request, [words("from an old copy")])
     assert (await rig.store.load(session.id, "here")).messages == elsewhere.messages
+
+
+async def test_an_email_claimed_by_a_run_that_stopped_is_never_sent_again(
+    rig: Rig, sink: SmtpSink
+) -> None:
+    rig.model.script = [
+        [call(t.SEND_EMAIL, {"to": "once@example.org", "subject": "x", "body": "x"})],
+        [words("Sent it.")],
+    ]
+    session = await rig.request("send an email to once@example.org saying x")
+    await rig.run(session)
+    (asked,) = await rig.sent("approval")
+    approval = await rig.store.answer(PERSON, asked["approval"], True)
+    assert approval is not None and await rig.store.claim_send(approval)  # then the stop
+
+    await rig.run(await rig.store.load(session.id, "after the restart"))
+    assert not sink.to("once@example.org")
+    assert await rig.sent("result") == [{"text": "Sent it."}]
+    assert not await rig.store.claim_send(approval)
+
+
+async def test_a_request_whose_key_is_held_starts_nothing_new(store: WorkStore) -> None:
+    first = await store.start_request(PERSON, "", "look up a", title="a", key="c_1/say:3/w/1")
+    again = await store.start_request(PERSON, "", "look up a", title="a", key="c_1/say:3/w/1")
+    other = await store.start_request(PERSON, "", "look up a", title="a", key="c_1/say:5/w/1")
+    theirs = await store.start_request("bo", "", "look up a", title="a", key="c_1/say:3/w/1")
+    assert again == first and len({first, other, theirs}) == 3
+    assert await store.requests_of(first) == ["look up a"]

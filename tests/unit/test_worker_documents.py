@@ -73,3 +73,15 @@ def test_a_document_too_long_is_refused(tmp_path: Path) -> None:
     documents = Documents(Folders(tmp_path).of("sam").documents)
     with pytest.raises(DocumentError, match="at most"):
         documents.write("big.md", "x" * 200_001)
+
+
+def test_a_persons_documents_stay_within_their_quota(tmp_path: Path) -> None:
+    folders = Folders(tmp_path, quota_bytes=1024 * 1024)
+    documents = folders.documents("sam")
+    for name in ("a.md", "b.md", "c.md", "d.md", "e.md"):
+        documents.write(name, "x" * 200_000)
+    documents.write("e.md", "y" * 200_000)  # a document written again counts once
+    with pytest.raises(DocumentError, match="may take 1 MB in all"):
+        documents.write("f.md", "z" * 100_000)
+    assert documents.names() == ["a.md", "b.md", "c.md", "d.md", "e.md"]
+    assert folders.documents("kim").write("f.md", "z" * 100_000) == "f.md"

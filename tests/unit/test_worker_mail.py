@@ -65,18 +65,43 @@ def sink() -> Iterator[SmtpSink]:
     started.stop()
 
 
-async def test_an_email_goes_through_the_relay(sink: SmtpSink) -> None:
-    await Mailer(sink.url, "violet@localhost").send(Email("a@example.org", "Hello", "hi there"))
+async def claimed() -> bool:
+    return True
+
+
+async def test_an_email_goes_through_the_relay_under_a_message_id_made_from_its_key(
+    sink: SmtpSink,
+) -> None:
+    mailer = Mailer(sink.url, "violet@localhost")
+    assert await mailer.send(Email("a@example.org", "Hello", "hi there"), "ap_1", claimed)
     received = await sink.wait_for("a@example.org")
     assert received.body == "hi there"
     assert received.message["Subject"] == "Hello"
+    assert received.message["Message-ID"] == "<ap_1@localhost>" == mailer.message_id("ap_1")
     assert received.sender == "violet@localhost"
 
 
-async def test_no_relay_means_a_plain_error() -> None:
+async def test_the_claim_comes_after_the_relay_took_the_envelope_and_decides(
+    sink: SmtpSink,
+) -> None:
+    moments: list[int] = []
+
+    async def refused() -> bool:
+        moments.append(len(sink.received))
+        return False
+
+    mailer = Mailer(sink.url, "violet@localhost")
+    assert not await mailer.send(Email("b@example.org", "s", "b"), "ap_2", refused)
+    assert moments == [0] and not sink.to("b@example.org")
+
+
+async def test_no_relay_means_a_plain_error_and_no_claim() -> None:
+    async def never() -> bool:
+        raise AssertionError("claimed without a relay")
+
     with pytest.raises(MailError, match="not set up"):
-        await Mailer("", "violet@localhost").send(Email("a@example.org", "s", "b"))
+        await Mailer("", "violet@localhost").send(Email("a@example.org", "s", "b"), "k", never)
     with pytest.raises(MailError, match="did not take"):
         await Mailer(f"smtp://127.0.0.1:{free_port()}", "v@l").send(
-            Email("a@example.org", "s", "b")
+            Email("a@example.org", "s", "b"), "k", never
         )

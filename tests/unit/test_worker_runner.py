@@ -61,9 +61,7 @@ def runner_for(
 
 
 async def new_work(store: WorkStore, person: str) -> str:
-    topic = await store.open_session(person, "", "work")
-    await store.add_request(topic, person, "work", None, None)
-    return topic
+    return await store.start_request(person, "", "work", title="work")
 
 
 async def until(check, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]

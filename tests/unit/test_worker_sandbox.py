@@ -19,7 +19,7 @@ from worker.folders import Folders
 from worker.sandbox import BubblewrapSandbox, Limits, NoSandbox
 from worker.toolbox import Asker, Toolbox
 
-LIMITS = Limits(timeout_s=2, memory_mb=256)
+LIMITS = Limits(timeout_s=2, memory_mb=256, disk_mb=16)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -83,7 +83,7 @@ async def test_another_persons_folder_and_violets_state_are_out_of_reach(
         assert "FileNotFoundError" in (outcome.problem(LIMITS) or ""), path
 
 
-async def test_the_own_folder_is_the_working_folder_and_documents_are_readable(
+async def test_documents_are_readable_and_the_working_folder_lasts_one_run(
     sandbox: BubblewrapSandbox, folders: Folders
 ) -> None:
     mine = folders.of("ana")
@@ -92,13 +92,36 @@ async def test_the_own_folder_is_the_working_folder_and_documents_are_readable(
         "import os\n"
         "total = sum(int(x) for x in open('/documents/numbers.csv'))\n"
         "open('total.txt', 'w').write(str(total))\n"
-        "print(os.getcwd(), total)\n"
+        "print(os.getcwd(), total, open('total.txt').read())\n"
     )
     outcome = await sandbox.run(code, mine)
-    assert outcome.stdout == "/work 6\n"
-    assert (mine.sandbox / "total.txt").read_text() == "6"
+    assert outcome.stdout == "/work 6 6\n"
+    again = await sandbox.run("import os; print(os.listdir('.'))", mine)
+    assert again.stdout == "[]\n"
+    assert sorted(path.name for path in mine.root.rglob("*")) == ["documents", "numbers.csv"]
     refused = await sandbox.run("open('/documents/numbers.csv', 'w').write('x')", mine)
     assert "Read-only file system" in refused.stderr
+
+
+async def test_a_run_writes_no_more_than_its_disk_quota(
+    sandbox: BubblewrapSandbox, folders: Folders
+) -> None:
+    code = (
+        "import os\n"
+        "block = b'x' * (1024 * 1024)\n"
+        "written = 0\n"
+        "try:\n"
+        "    for n in range(192):\n"
+        "        with open(f'part-{n}', 'wb') as part:\n"
+        "            part.write(block)\n"
+        "        written += 1\n"
+        "except OSError as error:\n"
+        "    print(written, error.errno)\n"
+    )
+    outcome = await sandbox.run(code, folders.of("ana"))
+    written, error = outcome.stdout.split()
+    assert int(written) <= LIMITS.disk_mb and error == "28"  # ENOSPC
+    assert not list(folders.root.rglob("part-*"))
 
 
 async def test_code_that_runs_too_long_is_stopped(
@@ -117,18 +140,37 @@ async def test_code_that_takes_too_much_memory_fails(
     assert outcome.problem(LIMITS) == "The code stopped with an error: MemoryError"
 
 
-async def test_every_process_the_code_started_ends_with_it(
+async def test_the_code_is_its_only_process_though_threads_run(
+    sandbox: BubblewrapSandbox, folders: Folders
+) -> None:
+    code = (
+        "import os, subprocess, threading\n"
+        "forks = 0\n"
+        "try:\n"
+        "    for _ in range(500):\n"
+        "        if os.fork() == 0:\n"
+        "            os._exit(0)\n"
+        "        forks += 1\n"
+        "except OSError as error:\n"
+        "    print('fork', forks, error.errno)\n"
+        "try:\n"
+        "    subprocess.run(['/usr/bin/true'])\n"
+        "except OSError as error:\n"
+        "    print('spawn', error.errno)\n"
+        "found = []\n"
+        "worker = threading.Thread(target=lambda: found.append(17 * 23))\n"
+        "worker.start(); worker.join()\n"
+        "print('thread', found[0])\n"
+    )
+    outcome = await sandbox.run(code, folders.of("ana"))
+    assert outcome.stdout.splitlines() == ["fork 0 11", "spawn 11", "thread 391"]  # EAGAIN
+
+
+async def test_code_stopped_at_its_time_leaves_nothing_running(
     sandbox: BubblewrapSandbox, folders: Folders
 ) -> None:
     marker = f"{61 + time.time() % 1:.6f}"
-    code = (
-        "import os\n"
-        "for _ in range(5):\n"
-        "    if os.fork() == 0:\n"
-        f"        os.execv('/usr/bin/sleep', ['sleep', '{marker}'])\n"
-        "while True:\n"
-        "    pass\n"
-    )
+    code = f"import time\nwhile True:\n    time.sleep({marker})\n"
     outcome = await sandbox.run(code, folders.of("ana"))
     assert outcome.timed_out
     await asyncio.sleep(0.5)

@@ -7,7 +7,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from tests.support.web import LocalWeb
-from worker.web import Web, WebError, readable
+from worker import web as web_module
+from worker.settings import WorkerSettings
+from worker.web import Web, WebError, is_public, readable
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +79,55 @@ async def test_only_web_addresses_are_fetched(web: Web, url: str) -> None:
         await web.fetch(url)
 
 
-async def test_private_addresses_can_be_refused(local_web: LocalWeb) -> None:
-    guarded = Web(timeout_s=5, max_bytes=5_000, block_private=True, search_url="")
-    try:
-        with pytest.raises(WebError, match="not a public address"):
-            await guarded.fetch(local_web.add_page("/inside", "Inside", "Private."))
-    finally:
-        await guarded.aclose()
+@pytest.fixture
+async def guarded() -> AsyncIterator[Web]:
+    client = Web(timeout_s=5, max_bytes=5_000, block_private=True, search_url="")
+    yield client
+    await client.aclose()
+
+
+def test_private_addresses_are_blocked_unless_a_test_allows_them() -> None:
+    assert WorkerSettings().fetch_block_private is True
+    assert WorkerSettings(fetch_block_private="false").fetch_block_private is False
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["127.0.0.1", "localhost", "[::1]", "0.0.0.0", "2130706433", "0x7f.1", "169.254.169.254",
+     "10.0.0.1", "192.168.1.1", "[fe80::1]", "[::ffff:127.0.0.1]", "[64:ff9b::7f00:1]",
+     "[2002:7f00:1::]", "100.64.0.1"],
+)  # fmt: skip
+async def test_pages_on_private_addresses_are_refused(
+    local_web: LocalWeb, guarded: Web, host: str
+) -> None:
+    url = local_web.add_page("/inside", "Inside", "Private.").replace("127.0.0.1", host)
+    served = len(local_web.requests)
+    with pytest.raises(WebError, match="is not a public address"):
+        await guarded.fetch(url)
+    assert local_web.requests[served:] == []
+
+
+async def test_a_redirect_to_a_private_address_is_refused(
+    local_web: LocalWeb, guarded: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The local web stands in for a public site; 127.0.0.2 is the private address behind it.
+    monkeypatch.setattr(web_module, "is_public", lambda address: address == "127.0.0.1")
+    inside = local_web.add_page("/inside", "Inside", "Private.").replace("127.0.0.1", "127.0.0.2")
+    hop = local_web.add_redirect("/hop-inside", inside)
+    served = len(local_web.requests)
+    with pytest.raises(WebError, match="127.0.0.2 is not a public address"):
+        await guarded.fetch(hop)
+    assert local_web.requests[served:] == ["/hop-inside"]
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [("93.184.216.34", True), ("2606:2800:220:1::1", True), ("::ffff:8.8.8.8", True),
+     ("127.0.0.1", False), ("::ffff:10.1.1.1", False), ("64:ff9b::a00:1", False),
+     ("2001::1", False), ("224.0.0.1", False), ("fe80::1%eth0", False)],
+)  # fmt: skip
+def test_public_means_on_the_internet_whatever_the_wrapping(address: str, public: bool) -> None:
+    assert is_public(address) is public
 
 
 async def test_a_dead_address_is_a_plain_error(web: Web) -> None:

@@ -1,0 +1,88 @@
+"""Internal services accept only internal tokens: a phone's device token calls nothing inside,
+and the gateway turns the device's hello into internal calls for its person (CONTRACTS 3)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+from tests.integration.test_phone_protocol import person
+from tests.support.device import Device
+from tests.support.stack import Stack
+from violet.v1 import (
+    memory_pb2,
+    memory_pb2_grpc,
+    router_pb2,
+    router_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+    worker_pb2,
+    worker_pb2_grpc,
+)
+
+# One method of each service that would do harm in a phone's hands.
+CALLS = {
+    "session": lambda channel, md: session_pb2_grpc.SessionStub(channel).Deliver(
+        session_pb2.WorkUpdate(topic="t_1", key="k", result=session_pb2.WorkResult(text="x")),
+        metadata=md,
+        timeout=10,
+    ),
+    "memory": lambda channel, md: memory_pb2_grpc.MemoryStub(channel).Capture(
+        memory_pb2.CaptureRequest(confirmed_result="a confirmed result"), metadata=md, timeout=10
+    ),
+    "router": lambda channel, md: router_pb2_grpc.RouterStub(channel).Route(
+        router_pb2.RouteRequest(request="look up x"), metadata=md, timeout=10
+    ),
+    "worker": lambda channel, md: worker_pb2_grpc.WorkerStub(channel).StartWork(
+        worker_pb2.StartWorkRequest(request="look up x"), metadata=md, timeout=10
+    ),
+}
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+@pytest.mark.parametrize("service", sorted(CALLS))
+def test_an_internal_service_refuses_a_device_token(stack: Stack, service: str) -> None:
+    with (
+        grpc.insecure_channel(stack.address(service)) as channel,
+        pytest.raises(grpc.RpcError) as refused,
+    ):
+        CALLS[service](channel, bearer(stack.token(person())))
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_the_gateway_serves_a_device_through_internal_calls(stack: Stack) -> None:
+    device, _ = await Device.open(stack.live_url, stack.token(person()))
+    answer = await device.ask("Hello there")
+    assert answer["from"] == "violet"
+    await device.send({"type": "memory.list"})
+    assert (await device.until(lambda f: f["type"] == "memory"))["items"] == []
+    await device.close()
+
+
+def test_an_operator_calls_a_service_with_grpcurl_and_an_internal_token(stack: Stack) -> None:
+    grpcurl = Path(sys.executable).parent / "grpcurl"
+    opened = subprocess.run(
+        [
+            str(grpcurl),
+            "-plaintext",
+            "-H",
+            f"authorization: Bearer {stack.internal_token('operator-check')}",
+            "-d",
+            "{}",
+            stack.address("session"),
+            "violet.v1.Session/Open",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert json.loads(opened.stdout)["conversation"].startswith("c_")
