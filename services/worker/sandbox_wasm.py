@@ -8,8 +8,10 @@ namespaces and a fresh /proc are refused. The limits:
 - processes: WASI has no fork, exec or threads;
 - memory: the store caps the program's linear memory (a MemoryError past it);
 - time: the run's process is killed at the time limit, whatever the program waits on;
-- disk: a fresh working folder per run under `runs/`, gone when the run ends, which no file may
-  outgrow and which the run may not outgrow as a whole (see `worker.wasi_python`);
+- disk: a fresh working folder per run under `runs`, gone when the run ends, which no file may
+  outgrow and which the run may not outgrow as a whole (see `worker.wasi_python`); each worker
+  process keeps its runs in a folder of its own, locked while it lives, so the folders of one
+  that died mid-run are removed by the next;
 - files: only that folder (/work) and the person's documents, read-only (/documents).
 
 The interpreter is compiled once into `cache` (some seconds); `prepare` does it ahead of the
@@ -20,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import importlib.metadata
 import logging
 import math
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 from worker.folders import PersonFolder
 from worker.sandbox import (
@@ -35,11 +40,18 @@ from worker.sandbox import (
     SandboxUnavailable,
     _capped,
 )
-from worker.wasi_python import UNAVAILABLE
+from worker.wasi_python import RUNTIME_SHA256, UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
 RUNNER = [sys.executable, "-I", "-m", "worker.wasi_python"]
+LOCK = ".lock"
+
+
+def compiled_path(cache: Path) -> Path:
+    """The compiled module's file: one per interpreter build and Wasmtime release."""
+    wasmtime = importlib.metadata.version("wasmtime")
+    return cache / f"python-{RUNTIME_SHA256[:16]}-wasmtime-{wasmtime}.cwasm"
 
 
 class WasmSandbox:
@@ -47,62 +59,90 @@ class WasmSandbox:
         """`cache`: where the compiled interpreter is kept; `runs`: where each run's working
         folder is made. Both must be writable by this service alone."""
         self.limits = limits
-        self._cache = cache
+        self._compiled = compiled_path(cache)
         self._runs = runs
         self._prepared = False
         self._preparing = asyncio.Lock()
+        self._mine: Path | None = None  # this process's folder under `runs`, once claimed
+        self._lock: IO[str] | None = None
 
     async def prepare(self) -> None:
         """Compiles the interpreter into the cache unless it is there; once per process."""
         async with self._preparing:
             if self._prepared:
                 return
-            process = await asyncio.create_subprocess_exec(
-                *RUNNER,
-                "prepare",
-                str(self._cache),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-                env={},
-            )
-            _, stderr = await process.communicate()
-            if process.returncode != 0:
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *RUNNER,
+                    "prepare",
+                    str(self._compiled),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                    env={},
+                )
+                _, stderr = await process.communicate()
+            except OSError as error:
+                stderr, process = str(error).encode(), None
+            if process is None or process.returncode != 0:
                 log.error("the sandbox cannot be prepared", extra={"error": stderr.decode()})
                 raise SandboxUnavailable("Running code is not available just now.")
+            if self._mine is None:
+                self._mine = await asyncio.to_thread(self._claim_runs_folder)
             self._prepared = True
+
+    def _claim_runs_folder(self) -> Path:
+        """A folder for this process's runs, locked for as long as it lives. Folders no process
+        holds (left by one that died) are removed first."""
+        self._runs.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for folder in self._runs.glob("worker-*"):
+            try:
+                with open(folder / LOCK, "a") as lock:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except (BlockingIOError, FileNotFoundError):
+                continue  # a live process's, or removed meanwhile
+            shutil.rmtree(folder, ignore_errors=True)
+        # Locked before it gets the name the sweep above looks for.
+        claiming = Path(tempfile.mkdtemp(dir=self._runs, prefix=".claiming-"))
+        self._lock = open(claiming / LOCK, "w")  # noqa: SIM115 (held until the process ends)
+        fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        mine = self._runs / f"worker-{claiming.name.removeprefix('.claiming-')}"
+        claiming.rename(mine)
+        return mine
 
     async def run(self, code: str, folder: PersonFolder) -> RunOutcome:
         await self.prepare()
-        with self._working_folder() as work:
-            return await self._run_in(code, work, folder.documents)
-
-    @contextlib.contextmanager
-    def _working_folder(self):  # type: ignore[no-untyped-def]
-        self._runs.mkdir(mode=0o700, parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(dir=self._runs, prefix="run-"))
+        work = await asyncio.to_thread(self._new_working_folder)
         try:
-            yield work
+            return await self._run_in(code, work, folder.documents.resolve())
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            await asyncio.to_thread(shutil.rmtree, work, ignore_errors=True)
+
+    def _new_working_folder(self) -> Path:
+        assert self._mine is not None, "prepared first"
+        return Path(tempfile.mkdtemp(dir=self._mine, prefix="run-"))
 
     async def _run_in(self, code: str, work: Path, documents: Path) -> RunOutcome:
         limits = self.limits
-        process = await asyncio.create_subprocess_exec(
-            *RUNNER,
-            "run",
-            str(self._cache),
-            str(work),
-            str(documents.resolve()),
-            str(limits.memory_mb * 1024 * 1024),
-            str(math.ceil(limits.timeout_s) + 1),
-            str(limits.disk_mb * 1024 * 1024),
-            str(OPEN_FILES_LIMIT),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env={},  # nothing of the worker's environment (its secrets) reaches the run
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *RUNNER,
+                "run",
+                str(self._compiled),
+                str(work),
+                str(documents),
+                str(limits.memory_mb * 1024 * 1024),
+                str(math.ceil(limits.timeout_s) + 1),
+                str(limits.disk_mb * 1024 * 1024),
+                str(OPEN_FILES_LIMIT),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={},  # nothing of the worker's environment (its secrets) reaches the run
+            )
+        except OSError as error:
+            log.error("the sandbox cannot start", extra={"error": str(error)})
+            raise SandboxUnavailable("Running code is not available just now.") from error
         assert process.stdin and process.stdout and process.stderr
         reading = asyncio.gather(_capped(process.stdout), _capped(process.stderr))
         timed_out = False

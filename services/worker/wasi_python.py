@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import importlib.metadata
 import os
 import resource
 import signal
@@ -89,47 +88,39 @@ def _runtime_bytes() -> bytes:
     return data
 
 
-def compiled_path(cache: Path) -> Path:
-    """The compiled module's file: one per interpreter build and Wasmtime release."""
-    wasmtime = importlib.metadata.version("wasmtime")
-    return cache / f"python-{RUNTIME_SHA256[:16]}-wasmtime-{wasmtime}.cwasm"
-
-
-def load_module(engine: Engine, cache: Path) -> Module:
-    """The compiled interpreter from the cache. The cache folder must be writable by this
-    service alone: a compiled module is native code."""
+def load_module(engine: Engine, compiled: Path) -> Module:
+    """The compiled interpreter. Its folder must be writable by this service alone: a compiled
+    module is native code."""
     try:
-        return Module.deserialize_file(engine, str(compiled_path(cache)))
+        return Module.deserialize_file(engine, str(compiled))
     except WasmtimeError as error:
         reason = str(error).splitlines()[0]
-        raise RuntimeUnavailable(
-            f"the interpreter is not compiled in {cache} ({reason})"
-        ) from error
+        raise RuntimeUnavailable(f"the interpreter is not compiled ({reason})") from error
 
 
-def prepare(cache: Path) -> None:
-    """Compiles the interpreter into the cache, unless a usable build is there already."""
+def prepare(compiled: Path) -> None:
+    """Compiles the interpreter into `compiled`, unless a usable build is there already."""
     engine = _engine()
     with contextlib.suppress(RuntimeUnavailable):
-        load_module(engine, cache)
+        load_module(engine, compiled)
         return
     module = Module(engine, _runtime_bytes())
-    cache.mkdir(parents=True, exist_ok=True)
+    compiled.parent.mkdir(parents=True, exist_ok=True)
     # Written beside it and moved into place: a run started meanwhile never maps half a file.
-    handle, temporary = tempfile.mkstemp(dir=cache, prefix=".compiling-")
+    handle, temporary = tempfile.mkstemp(dir=compiled.parent, prefix=".compiling-")
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(module.serialize())
-        os.replace(temporary, compiled_path(cache))
+        os.replace(temporary, compiled)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def run(cache: Path, work: Path, documents: Path, memory_bytes: int) -> int:
+def run(compiled: Path, work: Path, documents: Path, memory_bytes: int) -> int:
     """Runs the program on stdin; its output goes to stdout and stderr. Returns its exit status."""
     engine = _engine()
-    module = load_module(engine, cache)
+    module = load_module(engine, compiled)
     linker = Linker(engine)
     linker.define_wasi()
     store = Store(engine)
@@ -204,23 +195,23 @@ def _watch_disk(folder: Path, limit_bytes: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m worker.wasi_python")
     steps = parser.add_subparsers(dest="step", required=True)
-    compiling = steps.add_parser("prepare", help="compile the interpreter into the cache")
-    compiling.add_argument("cache", type=Path)
+    compiling = steps.add_parser("prepare", help="compile the interpreter into a file")
+    compiling.add_argument("compiled", type=Path)
     running = steps.add_parser("run", help="run the program on stdin")
-    for name in ("cache", "work", "documents"):
+    for name in ("compiled", "work", "documents"):
         running.add_argument(name, type=Path)
     for name in ("memory_bytes", "cpu_s", "disk_bytes", "open_files"):
         running.add_argument(name, type=int)
     args = parser.parse_args(argv)
     try:
         if args.step == "prepare":
-            prepare(args.cache)
+            prepare(args.compiled)
             return 0
         _limit_process(args.cpu_s, args.disk_bytes, args.open_files)
         watch = threading.Thread(target=_watch_disk, args=(args.work, args.disk_bytes))
         watch.daemon = True
         watch.start()
-        return run(args.cache, args.work, args.documents, args.memory_bytes)
+        return run(args.compiled, args.work, args.documents, args.memory_bytes)
     except (RuntimeUnavailable, WasmtimeError, OSError) as error:
         print(f"sandbox: {error}", file=sys.stderr)
         return UNAVAILABLE
