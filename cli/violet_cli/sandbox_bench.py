@@ -112,6 +112,7 @@ async def measure_sandboxes() -> list[BackendFigures]:
         await again.prepare()
         cached_ms = (time.perf_counter() - started) * 1000
         found = [await _measure("wasm (default)", again, folders)]
+        await again.close()
         found[0].compile_s, found[0].cached_prepare_ms = compile_s, cached_ms
         if shutil.which("bwrap") and shutil.which("prlimit"):
             bubblewrap = BubblewrapSandbox(LIMITS, hidden=(root,))

@@ -50,6 +50,11 @@ async def _prepare(sandbox: Sandbox) -> None:
             await sandbox.prepare()
 
 
+async def _close(sandbox: Sandbox) -> None:
+    if isinstance(sandbox, WasmSandbox):
+        await sandbox.close()
+
+
 @contextlib.asynccontextmanager
 async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
     engine = database.open_engine(database.sync_url(settings, NAME))
@@ -116,6 +121,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         await runner.stop(settings.drain_s)
+        await _close(sandbox)
         await peers.close()
         await web.aclose()
         await model.aclose()

@@ -24,11 +24,13 @@ import asyncio
 import contextlib
 import fcntl
 import importlib.metadata
+import json
 import logging
 import math
 import shutil
 import sys
 import tempfile
+from asyncio.subprocess import Process
 from pathlib import Path
 from typing import IO
 
@@ -65,6 +67,8 @@ class WasmSandbox:
         self._preparing = asyncio.Lock()
         self._mine: Path | None = None  # this process's folder under `runs`, once claimed
         self._lock: IO[str] | None = None
+        # A runner started ahead, its interpreter loaded, waiting for the next run's job.
+        self._spare: Process | None = None
 
     async def prepare(self) -> None:
         """Compiles the interpreter into the cache unless it is there; once per process."""
@@ -122,15 +126,25 @@ class WasmSandbox:
         assert self._mine is not None, "prepared first"
         return Path(tempfile.mkdtemp(dir=self._mine, prefix="run-"))
 
-    async def _run_in(self, code: str, work: Path, documents: Path) -> RunOutcome:
+    async def close(self) -> None:
+        """Ends the runner started ahead and gives up this process's runs folder."""
+        if self._spare is not None:
+            await _discard(self._spare)
+            self._spare = None
+        if self._mine is not None:
+            await asyncio.to_thread(shutil.rmtree, self._mine, ignore_errors=True)
+            self._mine, self._prepared = None, False
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    async def _start_runner(self) -> Process:
         limits = self.limits
         try:
-            process = await asyncio.create_subprocess_exec(
+            return await asyncio.create_subprocess_exec(
                 *RUNNER,
                 "run",
                 str(self._compiled),
-                str(work),
-                str(documents),
                 str(limits.memory_mb * 1024 * 1024),
                 str(math.ceil(limits.timeout_s) + 1),
                 str(limits.disk_mb * 1024 * 1024),
@@ -143,15 +157,31 @@ class WasmSandbox:
         except OSError as error:
             log.error("the sandbox cannot start", extra={"error": str(error)})
             raise SandboxUnavailable("Running code is not available just now.") from error
+
+    async def _runner(self) -> Process:
+        """The runner started ahead if it still waits, else a new one; either way another is
+        started for the next run, so that its loading is not on that run's time."""
+        runner, self._spare = self._spare, None
+        if runner is not None and runner.returncode is not None:
+            await _discard(runner)
+            runner = None
+        if runner is None:
+            runner = await self._start_runner()
+        self._spare = await self._start_runner()
+        return runner
+
+    async def _run_in(self, code: str, work: Path, documents: Path) -> RunOutcome:
+        process = await self._runner()
         assert process.stdin and process.stdout and process.stderr
         reading = asyncio.gather(_capped(process.stdout), _capped(process.stderr))
+        job = json.dumps({"work": str(work), "documents": str(documents)})
         timed_out = False
         try:
-            process.stdin.write(code.encode())
+            process.stdin.write(f"{job}\n".encode() + code.encode())
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 await process.stdin.drain()
             process.stdin.close()
-            await asyncio.wait_for(process.wait(), limits.timeout_s)
+            await asyncio.wait_for(process.wait(), self.limits.timeout_s)
         except TimeoutError:
             timed_out = True
         finally:
@@ -164,3 +194,9 @@ class WasmSandbox:
             self._prepared = False  # its cache may be gone: the next run prepares again
             raise SandboxUnavailable("Running code is not available just now.")
         return RunOutcome(stdout, stderr, process.returncode or 0, timed_out)
+
+
+async def _discard(process: Process) -> None:
+    if process.returncode is None:
+        process.kill()
+    await process.communicate()

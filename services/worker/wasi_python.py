@@ -12,8 +12,11 @@ no sockets, no processes and no threads, and the store caps the program's memory
 folder is an ordinary folder, so its disk quota is kept from outside: no file may outgrow it
 (RLIMIT_FSIZE), and a watch stops the run as soon as the folder as a whole does.
 
-`WasmSandbox` (worker.sandbox_wasm) runs `python -m worker.wasi_python run ...` once a run, so
-that its time limit is a kill of that process and a crash stays in it.
+`WasmSandbox` (worker.sandbox_wasm) runs each program in a process of its own, `python -m
+worker.wasi_python run ...`, so that its time limit is a kill of that process and a crash stays
+in it. The process loads the interpreter first and then waits for its job (the working folder
+and the documents on stdin's first line, the program after it), so that one can be started
+ahead of the run that will use it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import json
+import math
 import os
 import resource
 import signal
@@ -117,40 +122,65 @@ def prepare(compiled: Path) -> None:
         raise
 
 
-def run(compiled: Path, work: Path, documents: Path, memory_bytes: int) -> int:
-    """Runs the program on stdin; its output goes to stdout and stderr. Returns its exit status."""
-    engine = _engine()
-    module = load_module(engine, compiled)
-    linker = Linker(engine)
-    linker.define_wasi()
-    store = Store(engine)
-    store.set_limits(memory_size=memory_bytes)
-    wasi = WasiConfig()
-    wasi.argv = ["python", "-I", "-B", "-X", "utf8", "-c", LAUNCHER]
-    wasi.env = [("HOME", WORK_MOUNT), ("LANG", "C.UTF-8")]
-    wasi.inherit_stdin()
-    wasi.inherit_stdout()
-    wasi.inherit_stderr()
-    wasi.preopen_dir(str(work), WORK_MOUNT)
-    wasi.preopen_dir(str(documents), DOCUMENTS_MOUNT, fs_mutable=False)
-    store.set_wasi(wasi)
-    try:
-        linker.instantiate(store, module).exports(store)["_start"](store)  # type: ignore[operator]
-    except ExitTrap as exit:
-        return exit.code
-    except Trap as trap:
-        reason = str(trap.trap_code.name if trap.trap_code else "trap").lower().replace("_", " ")
-        print(f"RuntimeError: the sandbox stopped the code ({reason})", file=sys.stderr)
-        return 1
-    return 0
+class Interpreter:
+    """The compiled interpreter, mapped in and linked to WASI, ready to run one program."""
+
+    def __init__(self, compiled: Path) -> None:
+        self._engine = _engine()
+        self._module = load_module(self._engine, compiled)
+        self._linker = Linker(self._engine)
+        self._linker.define_wasi()
+
+    def run(self, work: Path, documents: Path, memory_bytes: int) -> int:
+        """Runs the program on stdin; its output goes to stdout and stderr. Returns its exit
+        status."""
+        store = Store(self._engine)
+        store.set_limits(memory_size=memory_bytes)
+        wasi = WasiConfig()
+        wasi.argv = ["python", "-I", "-B", "-X", "utf8", "-c", LAUNCHER]
+        wasi.env = [("HOME", WORK_MOUNT), ("LANG", "C.UTF-8")]
+        wasi.inherit_stdin()
+        wasi.inherit_stdout()
+        wasi.inherit_stderr()
+        wasi.preopen_dir(str(work), WORK_MOUNT)
+        wasi.preopen_dir(str(documents), DOCUMENTS_MOUNT, fs_mutable=False)
+        store.set_wasi(wasi)
+        try:
+            start = self._linker.instantiate(store, self._module).exports(store)["_start"]
+            start(store)  # type: ignore[operator]
+        except ExitTrap as exit:
+            return exit.code
+        except Trap as trap:
+            reason = trap.trap_code.name if trap.trap_code else "trap"
+            print(
+                f"RuntimeError: the sandbox stopped the code ({reason.lower().replace('_', ' ')})",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+
+
+def _read_job() -> dict[str, str] | None:
+    """The job's first line on stdin (JSON: `work`, `documents`), read a byte at a time so that
+    the program after it stays unread for the interpreter; None when stdin closes first."""
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            return None
+        line += byte
+    return json.loads(line)
 
 
 def _limit_process(cpu_s: int, disk_bytes: int, open_files: int) -> None:
     """Kernel limits of this process, a second wall behind WASI's (lowering needs no privilege).
-    A file grown past `disk_bytes` fails to write (EFBIG) rather than killing the run."""
+    A file grown past `disk_bytes` fails to write (EFBIG) rather than killing the run; the CPU
+    limit counts from now."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = math.ceil(used.ru_utime + used.ru_stime)
     for kind, value in (
-        (resource.RLIMIT_CPU, cpu_s),
+        (resource.RLIMIT_CPU, spent + cpu_s),
         (resource.RLIMIT_FSIZE, disk_bytes),
         (resource.RLIMIT_NOFILE, open_files),
         (resource.RLIMIT_CORE, 0),
@@ -197,9 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     steps = parser.add_subparsers(dest="step", required=True)
     compiling = steps.add_parser("prepare", help="compile the interpreter into a file")
     compiling.add_argument("compiled", type=Path)
-    running = steps.add_parser("run", help="run the program on stdin")
-    for name in ("compiled", "work", "documents"):
-        running.add_argument(name, type=Path)
+    running = steps.add_parser(
+        "run", help="load the interpreter, then run the one job that comes on stdin"
+    )
+    running.add_argument("compiled", type=Path)
     for name in ("memory_bytes", "cpu_s", "disk_bytes", "open_files"):
         running.add_argument(name, type=int)
     args = parser.parse_args(argv)
@@ -207,11 +238,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.step == "prepare":
             prepare(args.compiled)
             return 0
+        interpreter = Interpreter(args.compiled)
+        job = _read_job()
+        if job is None:
+            return 0  # not needed after all
+        work, documents = Path(job["work"]), Path(job["documents"])
         _limit_process(args.cpu_s, args.disk_bytes, args.open_files)
-        watch = threading.Thread(target=_watch_disk, args=(args.work, args.disk_bytes))
+        watch = threading.Thread(target=_watch_disk, args=(work, args.disk_bytes))
         watch.daemon = True
         watch.start()
-        return run(args.compiled, args.work, args.documents, args.memory_bytes)
+        return interpreter.run(work, documents, args.memory_bytes)
     except (RuntimeUnavailable, WasmtimeError, OSError) as error:
         print(f"sandbox: {error}", file=sys.stderr)
         return UNAVAILABLE

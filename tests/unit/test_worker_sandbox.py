@@ -10,7 +10,7 @@ import asyncio
 import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -54,10 +54,13 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def sandbox(backend: str, home: Path, folders: Folders) -> Sandbox:
-    if backend == "wasm":
-        return WasmSandbox(LIMITS, SANDBOX_CACHE, home / "sandbox-runs")
-    return BubblewrapSandbox(LIMITS, hidden=(home, folders.root))
+async def sandbox(backend: str, home: Path, folders: Folders) -> AsyncIterator[Sandbox]:
+    if backend == "bubblewrap":
+        yield BubblewrapSandbox(LIMITS, hidden=(home, folders.root))
+        return
+    wasm = WasmSandbox(LIMITS, SANDBOX_CACHE, home / "sandbox-runs")
+    yield wasm
+    await wasm.close()
 
 
 async def test_code_runs_and_prints(sandbox: Sandbox, folders: Folders) -> None:

@@ -61,6 +61,7 @@ async def main():
     for name, code in programs.items():
         outcome = await sandbox.run(code, folder)
         found[name] = [outcome.stdout, outcome.problem(limits)]
+    await sandbox.close()
     print(json.dumps(found))
 
 asyncio.run(main())
@@ -102,21 +103,26 @@ def test_it_holds_every_limit_where_namespaces_and_capabilities_are_refused(
     assert not list((tmp_path / "runs").rglob("big"))
 
 
+async def prepared(sandbox: WasmSandbox) -> None:
+    await sandbox.prepare()
+    await sandbox.close()
+
+
 async def test_the_interpreter_is_compiled_once_and_a_foreign_build_is_made_anew(
     tmp_path: Path,
 ) -> None:
-    first = WasmSandbox(LIMITS, SANDBOX_CACHE, tmp_path / "runs")
-    await first.prepare()  # the build every test shares, compiled once per checkout
+    await prepared(WasmSandbox(LIMITS, SANDBOX_CACHE, tmp_path / "runs"))  # the tests' own
     cache = tmp_path / "cache"
     kept = compiled_path(cache)
     cache.mkdir()
     shutil.copy(compiled_path(SANDBOX_CACHE), kept)
     before = kept.stat().st_ino
-    await WasmSandbox(LIMITS, cache, tmp_path / "runs").prepare()
+    await prepared(WasmSandbox(LIMITS, cache, tmp_path / "runs"))
     assert kept.stat().st_ino == before  # found usable: not compiled again
     kept.write_bytes(b"not a module this Wasmtime made")
     again = WasmSandbox(LIMITS, cache, tmp_path / "runs")
     outcome = await again.run("print(17*23)", Folders(tmp_path / "workspaces").of("ana"))
+    await again.close()
     assert outcome.stdout == "391\n" and kept.stat().st_size > 1_000_000
 
 
@@ -141,6 +147,7 @@ async def test_a_lost_interpreter_is_a_plain_error_and_the_next_run_prepares_it(
         await sandbox.run("print(1)", folder)
     shutil.copy(compiled_path(SANDBOX_CACHE), kept)
     assert (await sandbox.run("print(1)", folder)).stdout == "1\n"
+    await sandbox.close()
 
 
 @contextlib.contextmanager
@@ -163,5 +170,7 @@ async def test_what_a_worker_that_died_left_is_removed_and_a_live_ones_kept(
         outcome = await sandbox.run("print(1)", Folders(tmp_path / "workspaces").of("ana"))
         assert outcome.stdout == "1\n"
         assert not dead.exists() and (alive / "run-1" / "left.txt").exists()
-        [mine] = [p for p in runs.iterdir() if p not in (alive,)]
+        [mine] = [p for p in runs.iterdir() if p != alive]
         assert mine.name.startswith("worker-") and os.listdir(mine) == [".lock"]
+        await sandbox.close()
+        assert not mine.exists()
