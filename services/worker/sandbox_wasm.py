@@ -159,19 +159,28 @@ class WasmSandbox:
             raise SandboxUnavailable("Running code is not available just now.") from error
 
     async def _runner(self) -> Process:
-        """The runner started ahead if it still waits, else a new one; either way another is
-        started for the next run, so that its loading is not on that run's time."""
+        """The runner started ahead if it still waits, else a new one."""
         runner, self._spare = self._spare, None
         if runner is not None and runner.returncode is not None:
             await _discard(runner)
             runner = None
-        if runner is None:
-            runner = await self._start_runner()
-        self._spare = await self._start_runner()
-        return runner
+        return runner or await self._start_runner()
+
+    async def _start_spare(self) -> None:
+        """Starts the next run's runner, after a run, so that its loading is on no run's time."""
+        if self._spare is None and self._prepared:
+            with contextlib.suppress(SandboxUnavailable):
+                self._spare = await self._start_runner()
 
     async def _run_in(self, code: str, work: Path, documents: Path) -> RunOutcome:
-        process = await self._runner()
+        try:
+            return await self._run_with(await self._runner(), code, work, documents)
+        finally:
+            await self._start_spare()
+
+    async def _run_with(
+        self, process: Process, code: str, work: Path, documents: Path
+    ) -> RunOutcome:
         assert process.stdin and process.stdout and process.stderr
         reading = asyncio.gather(_capped(process.stdout), _capped(process.stderr))
         job = json.dumps({"work": str(work), "documents": str(documents)})
