@@ -8,6 +8,7 @@ happened to it, in the sandbox's own words.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import tempfile
@@ -66,6 +67,7 @@ class BackendFigures:
     limits: dict[str, tuple[bool, str]] = field(default_factory=dict)
     compile_s: float | None = None
     cached_prepare_ms: float | None = None
+    load_average: float = 0.0
 
 
 def _said(outcome: RunOutcome) -> str:
@@ -117,6 +119,7 @@ async def measure_sandboxes() -> list[BackendFigures]:
         found = [await _measure("wasm (default)", again, folders)]
         await again.close()
         found[0].compile_s, found[0].cached_prepare_ms = compile_s, cached_ms
+        found[0].load_average = os.getloadavg()[0]
         if shutil.which("bwrap") and shutil.which("prlimit"):
             bubblewrap = BubblewrapSandbox(LIMITS, hidden=(root,))
             found.append(await _measure("bubblewrap", bubblewrap, folders))
@@ -150,10 +153,13 @@ def render(found: list[BackendFigures]) -> str:
     wasm = found[0]
     return f"""## The sandbox (`violet_cli.sandbox_bench`)
 
-One run of `print(17*23)`, {RUNS} times, {GAP_S:g} s apart, from the call to the outcome,
-with each backend (limits: {LIMITS.timeout_s:g} s, {LIMITS.memory_mb} MiB, {LIMITS.disk_mb} MiB of
-disk). Compiling the WebAssembly interpreter into an empty cache took {wasm.compile_s:.1f} s;
-with the compiled module cached, getting ready took {wasm.cached_prepare_ms:.0f} ms.
+One run of `print(17*23)`, {RUNS} times, {GAP_S:g} s apart, from the call to the outcome, with
+each backend (limits: {LIMITS.timeout_s:g} s, {LIMITS.memory_mb} MiB, {LIMITS.disk_mb} MiB of
+disk), while the machine's load average was {wasm.load_average:.1f}. Compiling the WebAssembly
+interpreter into an empty cache took {wasm.compile_s:.1f} s; with the compiled module cached,
+getting ready took {wasm.cached_prepare_ms:.0f} ms. A WebAssembly run starts a process (loaded
+ahead of the run, between runs) and a fresh CPython; a bubblewrap run starts the host's Python
+in fresh namespaces.
 
 | backend | runs | p50 ms | p90 ms | p99 ms |
 |---|---:|---:|---:|---:|
