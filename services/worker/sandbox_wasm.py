@@ -40,7 +40,7 @@ from worker.sandbox import (
     Limits,
     RunOutcome,
     SandboxUnavailable,
-    _capped,
+    capped_output,
 )
 from worker.wasi_python import RUNTIME_SHA256, UNAVAILABLE
 
@@ -182,7 +182,7 @@ class WasmSandbox:
         self, process: Process, code: str, work: Path, documents: Path
     ) -> RunOutcome:
         assert process.stdin and process.stdout and process.stderr
-        reading = asyncio.gather(_capped(process.stdout), _capped(process.stderr))
+        reading = asyncio.gather(capped_output(process.stdout), capped_output(process.stderr))
         job = json.dumps({"work": str(work), "documents": str(documents)})
         timed_out = False
         try:

@@ -149,7 +149,7 @@ class Interpreter:
             start = self._linker.instantiate(store, self._module).exports(store)["_start"]
             start(store)  # type: ignore[operator]
         except ExitTrap as exit:
-            return exit.code
+            return 1 if exit.code == UNAVAILABLE else exit.code  # the status is the runner's
         except Trap as trap:
             reason = trap.trap_code.name if trap.trap_code else "trap"
             print(

@@ -174,3 +174,13 @@ async def test_what_a_worker_that_died_left_is_removed_and_a_live_ones_kept(
         assert mine.name.startswith("worker-") and os.listdir(mine) == [".lock"]
         await sandbox.close()
         assert not mine.exists()
+
+
+async def test_a_program_cannot_pass_for_the_sandbox_failing(tmp_path: Path) -> None:
+    sandbox = WasmSandbox(LIMITS, SANDBOX_CACHE, tmp_path / "runs")
+    code = "import sys; print('sandbox: gone', file=sys.stderr); sys.exit(125)"
+    outcome = await sandbox.run(code, Folders(tmp_path / "workspaces").of("ana"))
+    await sandbox.close()
+    assert outcome.exit_code == 1 and outcome.problem(LIMITS) == (
+        "The code stopped with an error: sandbox: gone"
+    )
