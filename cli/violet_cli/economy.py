@@ -34,6 +34,7 @@ import httpx
 from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
+from session.effects import Effects
 from session.feed import Feed
 from session.fold import Folder
 from session.peers import MemoryClient
@@ -74,7 +75,7 @@ class RecentSentences:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        confirmed_result: str = "",
+        deeds: Sequence[dict] = (),
     ) -> None:
         if person_message:
             self._said.append(person_message)
@@ -106,7 +107,8 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
             )
             memory, frame = cast(MemoryClient, RecentSentences()), Window(window)
             nobody = Peers({}, 5.0)  # no line hands work over, so no peer is ever called
-            main = MainSession(model, transcript, pins, memory, MainActions(pins, nobody), frame)
+            actions = MainActions(pins, Effects(sessions), nobody)
+            main = MainSession(model, transcript, pins, memory, actions, frame)
             folder = Folder(model, transcript, pins, updates, frame, "economy")
             lock = TurnLock(sessions, "economy", 30.0)
             runner = TurnRunner(

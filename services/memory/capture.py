@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from memory.deeds import Deed, item_text
 from memory.indexing import Embeddings, index_items
-from memory.merging import plan, settle
+from memory.merging import drop_vectors, give_way, plan
 from memory.provenance import VIOLET, YOU, Proposed, keep
 from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id, now
 from memory.subjects import subject_of
@@ -114,15 +114,7 @@ class Capturer:
         made = [await self._facts_of(person, turn) for turn in still_there]
         facts = [fact for result in made for fact in result.items]
         await index_items(self._embeddings, self._vectors, facts, {})
-        await self._save(person, made)
-        if facts:
-            await self._settle(person)
-
-    async def _settle(self, person: str) -> None:
-        """New facts take their place among the person's facts at once, not only when quiet."""
-        async with self._store.of(person) as memory:
-            facts = await memory.active_items(FACT)
-        await settle(self._store, self._vectors, self._embeddings, person, plan(facts, {}))
+        await self._save(person, made, settle_facts=bool(facts))
 
     async def _make_turn_items(
         self, person: str, turns: Sequence[CapturedTurn]
@@ -173,9 +165,13 @@ class Capturer:
         facts = [_fact(person, turn, p) for p in kept]
         return Made(turn, [*facts, *done], turn.turn_item, True, turn.attempts + 1)
 
-    async def _save(self, person: str, made: Sequence[Made], release: bool = True) -> set[int]:
+    async def _save(
+        self, person: str, made: Sequence[Made], release: bool = True, settle_facts: bool = False
+    ) -> set[int]:
         """Stores what the turns gave; returns the ids of the turns still there (a turn is gone
-        when the person forgot everything meanwhile, and then nothing of it may come back)."""
+        when the person forgot everything meanwhile, and then nothing of it may come back).
+        With `settle_facts`, new facts take their place among the person's facts in the same
+        transaction, so the page and recall never show an old value beside its new one."""
         kept: set[int] = set()
         vanished: list[str] = []
         async with self._store.of(person) as memory:
@@ -191,8 +187,11 @@ class Capturer:
                     kept.add(result.turn.id)
                 else:
                     vanished += [item.id for item in result.items]
+            facts = await memory.active_items(FACT) if settle_facts else []
+            left = await give_way(memory, plan(facts, {}))
         if vanished:
             await self._vectors.delete(person, vanished)
+        await drop_vectors(self._store, self._vectors, self._embeddings, person, left)
         return kept
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from memory.indexing import Embeddings, reindex
 from memory.provenance import normalise
-from memory.store import Item, MemoryStore
+from memory.store import Item, MemoryStore, PersonMemory
 from violet.vectors import VectorStore
 
 
@@ -77,6 +77,23 @@ def _same(a: Item, b: Item, alike: Mapping[str, set[str]]) -> bool:
     return b.id in alike.get(a.id, ()) or a.id in alike.get(b.id, ())
 
 
+async def give_way(memory: PersonMemory, steps: Sequence[Step]) -> list[str]:
+    """Carries the steps out in the caller's transaction; returns the ids that left recall."""
+    left: list[str] = []
+    for step in steps:
+        left += await memory.supersede(step.older, step.newer, merge=step.merge)
+    return left
+
+
+async def drop_vectors(
+    store: MemoryStore, vectors: VectorStore, embeddings: Embeddings, person: str, left: list[str]
+) -> None:
+    """Brings the vectors in line once items left recall (a turn item's context changes too)."""
+    if left:
+        await vectors.delete(person, left)
+        await reindex(store, person, embeddings, vectors, [], left)
+
+
 async def settle(
     store: MemoryStore,
     vectors: VectorStore,
@@ -85,11 +102,7 @@ async def settle(
     steps: Sequence[Step],
 ) -> list[str]:
     """Carries the steps out; returns the ids that left recall (their vectors are gone too)."""
-    left: list[str] = []
     async with store.of(person) as memory:
-        for step in steps:
-            left += await memory.supersede(step.older, step.newer, merge=step.merge)
-    if left:
-        await vectors.delete(person, left)
-        await reindex(store, person, embeddings, vectors, [], left)
+        left = await give_way(memory, steps)
+    await drop_vectors(store, vectors, embeddings, person, left)
     return left

@@ -33,7 +33,7 @@ CALLS = {
         timeout=10,
     ),
     "memory": lambda channel, md: memory_pb2_grpc.MemoryStub(channel).Capture(
-        memory_pb2.CaptureRequest(confirmed_result="a confirmed result"), metadata=md, timeout=10
+        memory_pb2.CaptureRequest(person_message="my bank PIN is 1234"), metadata=md, timeout=10
     ),
     "router": lambda channel, md: router_pb2_grpc.RouterStub(channel).Route(
         router_pb2.RouteRequest(request="look up x"), metadata=md, timeout=10

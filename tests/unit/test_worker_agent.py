@@ -311,7 +311,13 @@ async def test_an_email_claimed_by_a_run_that_stopped_is_never_sent_again(
 
     await rig.run(await rig.store.load(session.id, "after the restart"))
     assert not sink.to("once@example.org")
-    assert await rig.sent("result") == [{"text": "Sent it."}]
+    request = "send an email to once@example.org saying x"
+    assert await rig.sent("result") == [
+        {
+            "text": "Sent it.",
+            "deeds": [{"sent": {"to": "once@example.org", "subject": "x"}, "asked": request}],
+        }
+    ]
     assert not await rig.store.claim_send(approval)
 
 
