@@ -24,6 +24,7 @@ import websockets
 
 from violet.identity import issue_token
 from violet.settings import CommonSettings
+from violet_cli import sandbox_bench
 from violet_cli.economy import (
     EARLY_TURNS,
     Economy,
@@ -259,7 +260,9 @@ def run_benchmarks(data: str, out: str) -> int:
 
     routing = eval_routing(str(data_dir / "routing_dev.jsonl"))
     memory = eval_memory(str(data_dir / "locomo_dev.json"))
+    sandboxes = sandbox_bench.measure()
     report = render(turns, per_second, economies, routing, memory, trust)
+    report += "\n\n" + sandbox_bench.render(sandboxes) + "\n"
     (out_dir / "benchmarks.md").write_text(report)
     print(
         json.dumps(

@@ -18,6 +18,7 @@ from violet.channels import SERVER_KEEPALIVE_OPTIONS
 from violet.logs import setup_logging
 from violet.settings import CommonSettings, S, load_settings
 from violet.telemetry import server_interceptors, setup_telemetry, shutdown_telemetry
+from violet.unavailable import DependencyUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -109,5 +110,7 @@ def run(
     setup_telemetry(name)
     try:
         asyncio.run(serve(name, settings, lambda: resources(settings)))
+    except DependencyUnavailable as error:
+        raise SystemExit(f"{name} cannot start: {error}") from None
     finally:
         shutdown_telemetry()

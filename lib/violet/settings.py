@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    FilePath,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_ADDRESSES = {
@@ -69,6 +76,34 @@ class CommonSettings(BaseSettings):
 
     def bind_address(self, service: str) -> str:
         return self.listen_addr or self.address_of(service)
+
+
+class VectorSettings(CommonSettings):
+    """The settings of a service that keeps vectors (memory, router)."""
+
+    qdrant_url: str = Field(
+        default="",
+        pattern=r"^(https?://.+)?$",
+        description="Qdrant server (http:// or https://); default an embedded store in home.",
+    )
+    qdrant_api_key: str = Field(
+        default="", repr=False, description="The Qdrant server's API key (its api-key header)."
+    )
+    qdrant_ca_file: FilePath | None = Field(
+        default=None,
+        description="CA certificates (PEM) that an https:// server's certificate is checked "
+        "against; default the system's.",
+    )
+    qdrant_timeout_s: int = Field(
+        default=10, ge=1, description="How long one call to the Qdrant server may take."
+    )
+
+    @field_validator("qdrant_ca_file")
+    @classmethod
+    def certificates_need_https(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None and not info.data.get("qdrant_url", "").startswith("https://"):
+            raise ValueError("CA certificates need an https:// VIOLET_QDRANT_URL")
+        return value
 
 
 S = TypeVar("S", bound=CommonSettings)

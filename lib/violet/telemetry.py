@@ -1,14 +1,16 @@
 """The one telemetry setup: traces and metrics over OTLP, and a JSON-lines span file.
 
 Configured only by the standard `OTEL_*` variables (service name, resource attributes, the OTLP
-endpoint) plus `VIOLET_TRACE_FILE`, which appends every finished span as one JSON line, and
-`VIOLET_TRACE_CONTENT=1`, which allows message text on spans for debugging.
+endpoint and protocol, each also per signal) plus `VIOLET_TRACE_FILE`, which appends every
+finished span as one JSON line, and `VIOLET_TRACE_CONTENT=1`, which allows message text on spans
+for debugging.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import Sequence
 
@@ -24,7 +26,7 @@ from opentelemetry.instrumentation.grpc._aio_server import (
 from opentelemetry.instrumentation.grpc.filters import any_of, health_check, negate, service_prefix
 from opentelemetry.propagate import extract, inject
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.export import MetricExporter, PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import (
@@ -34,8 +36,15 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 
+from violet.settings import SettingsError
+
 # Health checks and reflection are plumbing, not turns: they make no spans.
 _TRACED_CALLS = negate(any_of(health_check(), service_prefix("grpc.reflection")))
+
+# What the OTLP exporters speak. gRPC stays the default, as it was before HTTP came, and as the
+# OpenTelemetry Python exporters default to.
+OTLP_PROTOCOLS = ("grpc", "http/protobuf")
+DEFAULT_OTLP_PROTOCOL = "grpc"
 
 
 def content_allowed() -> bool:
@@ -81,18 +90,72 @@ class JsonLinesSpanExporter(SpanExporter):
         pass
 
 
+def otlp_protocol(signal: str) -> str | None:
+    """The OTLP protocol for `signal` ("traces" or "metrics"), or None when it has no endpoint.
+
+    The per-signal variables win over the general ones, as the OpenTelemetry specification says.
+    """
+    per_signal = f"OTEL_EXPORTER_OTLP_{signal.upper()}_"
+    endpoints = (per_signal + "ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+    if not any(os.environ.get(variable) for variable in endpoints):
+        return None
+    for variable in (per_signal + "PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
+        protocol = os.environ.get(variable, "").strip()
+        if not protocol:
+            continue
+        if protocol not in OTLP_PROTOCOLS:
+            print(
+                f"Violet cannot start; fix these settings:\n  {variable}: {protocol!r} is not "
+                f"supported; use one of {', '.join(OTLP_PROTOCOLS)}",
+                file=sys.stderr,
+            )
+            raise SettingsError(2)
+        return protocol
+    return DEFAULT_OTLP_PROTOCOL
+
+
+def otlp_span_exporter() -> SpanExporter | None:
+    """The OTLP span exporter the environment asks for; it reads its endpoint, headers, TLS and
+    timeout from the standard variables itself."""
+    protocol = otlp_protocol("traces")
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+        return OTLPSpanExporter()
+    if protocol == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+            OTLPSpanExporter as OTLPHttpSpanExporter,
+        )
+
+        return OTLPHttpSpanExporter()
+    return None
+
+
+def otlp_metric_exporter() -> MetricExporter | None:
+    protocol = otlp_protocol("metrics")
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+
+        return OTLPMetricExporter()
+    if protocol == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
+            OTLPMetricExporter as OTLPHttpMetricExporter,
+        )
+
+        return OTLPHttpMetricExporter()
+    return None
+
+
 def setup_telemetry(service: str) -> None:
     """Installs the tracer and meter providers for this process (once, at start)."""
     name = os.environ.get("OTEL_SERVICE_NAME") or service
     resource = Resource.create({"service.name": name, "service.namespace": "violet"})
     tracer_provider = TracerProvider(resource=resource)
-    readers = []
-    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
-        from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-
-        tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-        readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
+    span_exporter = otlp_span_exporter()
+    if span_exporter is not None:
+        tracer_provider.add_span_processor(BatchSpanProcessor(span_exporter))
+    metric_exporter = otlp_metric_exporter()
+    readers = [] if metric_exporter is None else [PeriodicExportingMetricReader(metric_exporter)]
     trace_file = os.environ.get("VIOLET_TRACE_FILE")
     if trace_file:
         exporter = JsonLinesSpanExporter(trace_file, name)

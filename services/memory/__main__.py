@@ -19,6 +19,7 @@ from violet.identity import resolve_secret
 from violet.logs import setup_logging
 from violet.server import Hosted, run
 from violet.settings import load_settings
+from violet.unavailable import DependencyUnavailable
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,10 @@ def main() -> None:
         settings = load_settings(MemorySettings)
         setup_logging(NAME, settings.log_level, settings.log_format)
         migrate(settings)
-        sys.exit(asyncio.run(sleep(settings)))
+        try:
+            sys.exit(asyncio.run(sleep(settings)))
+        except DependencyUnavailable as error:
+            raise SystemExit(f"{NAME} cannot sleep: {error}") from None
     run(NAME, MemorySettings, resources, migrate)
 
 

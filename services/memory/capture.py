@@ -190,7 +190,7 @@ class Capturer:
             facts = await memory.active_items(FACT) if settle_facts else []
             left = await give_way(memory, plan(facts, {}))
         if vanished:
-            await asyncio.to_thread(self._vectors.delete, person, vanished)
+            await self._vectors.delete(person, vanished)
         await drop_vectors(self._store, self._vectors, self._embeddings, person, left)
         return kept
 

@@ -132,7 +132,7 @@ class Consolidator:
             except Exception:
                 log.exception("sleep pass failed for a person", extra={"person": person})
                 report.failed.append(person)
-        await asyncio.to_thread(self._vectors.compact)
+        await self._vectors.compact()
         return report
 
     async def _alike(self, person: str, facts: Sequence[Item]) -> dict[str, set[str]]:
@@ -141,16 +141,14 @@ class Consolidator:
             return {}
         stored = {
             point.id: point.vector
-            for point in await asyncio.to_thread(self._vectors.scroll, person)
+            for point in await self._vectors.scroll(person)
             if point.kind == FACT
         }
         alike: dict[str, set[str]] = {}
         for fact in facts:
             if fact.id not in stored:
                 continue
-            near = await asyncio.to_thread(
-                self._vectors.search, person, stored[fact.id], NEIGHBOURS, FACT
-            )
+            near = await self._vectors.search(person, stored[fact.id], NEIGHBOURS, FACT)
             alike[fact.id] = {n.id for n in near if n.id != fact.id and n.score >= SAME_FACT_COSINE}
         return alike
 
@@ -171,7 +169,7 @@ class Consolidator:
                 "facts withdrawn: their provenance does not check out",
                 extra={"person": person, "count": len(unfounded)},
             )
-            await asyncio.to_thread(self._vectors.delete, person, unfounded)
+            await self._vectors.delete(person, unfounded)
             await reindex(
                 self._store, person, self._embeddings, self._vectors, back, [i.id for i in back]
             )
@@ -180,16 +178,16 @@ class Consolidator:
     async def _purge(self, person: str, before: datetime) -> int:
         async with self._store.of(person) as memory:
             purged = await memory.purge_forgotten(before)
-        await asyncio.to_thread(self._vectors.delete, person, purged)
+        await self._vectors.delete(person, purged)
         return len(purged)
 
     async def _repair(self, person: str) -> int:
         """Brings the person's vectors in line with SQL: vectors for exactly the items in recall."""
-        stored = {point.id for point in await asyncio.to_thread(self._vectors.scroll, person)}
+        stored = {point.id for point in await self._vectors.scroll(person)}
         async with self._store.of(person) as memory:
             active = await memory.active_items()
         missing = [item for item in active if item.id not in stored]
         stray = sorted(stored - {item.id for item in active})
-        await asyncio.to_thread(self._vectors.delete, person, stray)
+        await self._vectors.delete(person, stray)
         await reindex(self._store, person, self._embeddings, self._vectors, missing, stray)
         return len(missing) + len(stray)

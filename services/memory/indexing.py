@@ -47,7 +47,7 @@ async def index_items(
         VectorPoint(item.id, item.person, item.kind, embedded[i], context_of.get(i))
         for i, item in enumerate(items)
     ]
-    await asyncio.to_thread(vectors.upsert, points)
+    await vectors.upsert(points)
     return points
 
 

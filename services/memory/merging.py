@@ -10,7 +10,6 @@ the nightly pass settle again with vectors.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -91,7 +90,7 @@ async def drop_vectors(
 ) -> None:
     """Brings the vectors in line once items left recall (a turn item's context changes too)."""
     if left:
-        await asyncio.to_thread(vectors.delete, person, left)
+        await vectors.delete(person, left)
         await reindex(store, person, embeddings, vectors, [], left)
 
 

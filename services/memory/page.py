@@ -8,8 +8,6 @@ turn and captured turn of the person for good.
 
 from __future__ import annotations
 
-import asyncio
-
 from memory.indexing import Embeddings, reindex
 from memory.recall import Recaller
 from memory.store import Item, MemoryStore
@@ -43,7 +41,7 @@ class MemoryPage:
             if item is None:
                 raise UnknownItem(item_id)
             left = await memory.forget(item) if item.forgotten_at is None else []
-        await asyncio.to_thread(self._vectors.delete, person, left)
+        await self._vectors.delete(person, left)
         await reindex(self._store, person, self._embeddings, self._vectors, [], left)
         self._recaller.drop(person)
         return await self.facts(person)
@@ -64,5 +62,5 @@ class MemoryPage:
         async with self._store.of(person) as memory:
             await memory.forget_everything()
         self._recaller.drop(person)
-        await asyncio.to_thread(self._vectors.delete_person, person)
+        await self._vectors.delete_person(person)
         return []

@@ -74,7 +74,7 @@ class Recaller:
             return cached
         async with self._store.of(person) as memory:
             items = await memory.active_items()
-        stored = await asyncio.to_thread(self._vectors.scroll, person)
+        stored = await self._vectors.scroll(person)
         fingerprint = _fingerprint(sorted(item.id for item in items))
         index = await asyncio.to_thread(_build, fingerprint, items, stored)
         complete = len(index.items) == len(items)  # else an item still waits for its vectors

@@ -47,7 +47,7 @@ async def open_memory(
     """The parts on the configured stores; `model` replaces the configured model client."""
     engine = open_memory_engine(database.sync_url(settings, NAME))
     embeddings = Embeddings(await asyncio.to_thread(get_embedder))
-    vectors = open_vector_store(settings.home, settings.qdrant_url, embeddings.dimension, "memory")
+    vectors = await open_vector_store(settings, embeddings.dimension, "memory")
     model = model or model_client_for(settings)
 
     store = MemoryStore(engine)
@@ -64,6 +64,6 @@ async def open_memory(
         )
     finally:
         await capturer.stop()
-        vectors.close()
+        await vectors.close()
         await model.aclose()
         await engine.dispose()

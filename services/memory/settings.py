@@ -1,12 +1,9 @@
 from pydantic import Field
 
-from violet.settings import CommonSettings
+from violet.settings import VectorSettings
 
 
-class MemorySettings(CommonSettings):
-    qdrant_url: str = Field(
-        default="", description="Qdrant server; default an embedded store in home."
-    )
+class MemorySettings(VectorSettings):
     memory_quiet_s: float = Field(
         default=300.0, gt=0, description="Idle time after which a person's memory is consolidated."
     )

@@ -35,8 +35,8 @@ class CardIndex:
             for kind, vector in vectors.items()
         ]
         emptied = [point_id(person, card.topic, k) for k in SIMILARITIES if k not in vectors]
-        await asyncio.to_thread(self._store.upsert, points)
-        await asyncio.to_thread(self._store.delete, person, emptied)
+        await self._store.upsert(points)
+        await self._store.delete(person, emptied)
 
     async def similarities(
         self, person: str, request: Vector, cards: Sequence[Card], known: int
@@ -51,8 +51,7 @@ class CardIndex:
             for column, kind in enumerate(SIMILARITIES)
         }
         searches = [
-            asyncio.to_thread(self._store.search, person, request, max(known, 1), kind)
-            for kind in SIMILARITIES
+            self._store.search(person, request, max(known, 1), kind) for kind in SIMILARITIES
         ]
         for neighbours in await asyncio.gather(*searches):
             for neighbour in neighbours:

@@ -34,7 +34,7 @@ async def open_router(
     embedder = embedder or await asyncio.to_thread(get_embedder)
     scorer = Scorer(Weights.load(), MODEL_ID, embedder.dim)
     engine = database.open_engine(database.sync_url(settings, NAME))
-    vectors = open_vector_store(settings.home, settings.qdrant_url, embedder.dim, NAME)
+    vectors = await open_vector_store(settings, embedder.dim, NAME)
     model = model_client_for(settings)
 
     try:
@@ -47,6 +47,6 @@ async def open_router(
             DecisionLog(engine),
         )
     finally:
-        vectors.close()
+        await vectors.close()
         await model.aclose()
         await engine.dispose()

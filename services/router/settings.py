@@ -1,9 +1,5 @@
-from pydantic import Field
-
-from violet.settings import CommonSettings
+from violet.settings import VectorSettings
 
 
-class RouterSettings(CommonSettings):
-    qdrant_url: str = Field(
-        default="", description="Qdrant server; default an embedded store in home."
-    )
+class RouterSettings(VectorSettings):
+    """The router's settings: the common ones and its vector store's."""

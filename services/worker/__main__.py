@@ -19,7 +19,8 @@ from worker.folders import Folders
 from worker.mail import Mailer
 from worker.reporter import Reporter
 from worker.runner import WorkRunner
-from worker.sandbox import Limits, choose_sandbox
+from worker.sandbox import Limits, Sandbox, SandboxUnavailable, choose_sandbox
+from worker.sandbox_wasm import WasmSandbox
 from worker.service import WorkerService
 from worker.settings import WorkerSettings
 from worker.store import WorkStore
@@ -32,6 +33,26 @@ VERSION_TABLE = "alembic_version_worker"
 
 def migrate(settings: WorkerSettings) -> None:
     database.migrate(database.sync_url(settings, NAME), "worker.migrations", VERSION_TABLE)
+
+
+def open_sandbox(settings: WorkerSettings, limits: Limits) -> Sandbox:
+    if settings.sandbox_backend == "bubblewrap":
+        hidden = (settings.home.resolve(), settings.workspace_root())
+        return choose_sandbox(limits, hidden=hidden)
+    return WasmSandbox(limits, settings.sandbox_cache(), settings.sandbox_runs())
+
+
+async def _prepare(sandbox: Sandbox) -> None:
+    """Compiles the sandbox's interpreter while the worker already serves, so the first run of
+    code does not wait for it; a failure is logged, and the first run tries again."""
+    if isinstance(sandbox, WasmSandbox):
+        with contextlib.suppress(SandboxUnavailable):
+            await sandbox.prepare()
+
+
+async def _close(sandbox: Sandbox) -> None:
+    if isinstance(sandbox, WasmSandbox):
+        await sandbox.close()
 
 
 @contextlib.asynccontextmanager
@@ -54,11 +75,11 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
     limits = Limits(
         settings.sandbox_timeout_s, settings.sandbox_memory_mb, settings.sandbox_disk_mb
     )
-    root = settings.workspace_root()
+    sandbox = open_sandbox(settings, limits)
     toolbox = Toolbox(
         web=web,
-        folders=Folders(root, settings.person_disk_mb * 1024 * 1024),
-        sandbox=choose_sandbox(limits, hidden=(settings.home.resolve(), root)),
+        folders=Folders(settings.workspace_root(), settings.person_disk_mb * 1024 * 1024),
+        sandbox=sandbox,
         limits=limits,
         mailer=Mailer(settings.smtp_url, settings.smtp_from),
         store=store,
@@ -83,6 +104,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
     )
     service = WorkerService(store, runner, secret)
     background = [
+        asyncio.create_task(_prepare(sandbox)),
         asyncio.create_task(runner.sweep_forever(settings.work_sweep_s)),
         asyncio.create_task(runner.unload_idle_forever()),
         asyncio.create_task(reporter.send_forever()),
@@ -99,6 +121,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         await runner.stop(settings.drain_s)
+        await _close(sandbox)
         await peers.close()
         await web.aclose()
         await model.aclose()

@@ -166,7 +166,7 @@ class BubblewrapSandbox:
             log.error("the sandbox cannot start", extra={"error": str(error)})
             raise SandboxUnavailable("Running code is not available just now.") from error
         assert process.stdin and process.stdout and process.stderr
-        reading = asyncio.gather(_capped(process.stdout), _capped(process.stderr))
+        reading = asyncio.gather(capped_output(process.stdout), capped_output(process.stderr))
         timed_out = False
         try:
             process.stdin.write(code.encode())
@@ -210,7 +210,7 @@ class NoSandbox:
         raise SandboxUnavailable("Running code is not set up on this server.")
 
 
-async def _capped(stream: asyncio.StreamReader) -> str:
+async def capped_output(stream: asyncio.StreamReader) -> str:
     """The first OUTPUT_LIMIT_BYTES of a stream, read to its end so the writer never blocks."""
     kept = bytearray()
     while chunk := await stream.read(65536):

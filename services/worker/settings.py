@@ -1,4 +1,5 @@
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -44,6 +45,23 @@ class WorkerSettings(CommonSettings):
     person_disk_mb: int = Field(
         default=50, ge=1, description="What one person's documents may take on disk in all."
     )
+    sandbox_backend: Literal["wasm", "bubblewrap"] = Field(
+        default="wasm",
+        description="wasm: CPython for WebAssembly, needs no privileges; bubblewrap: Linux "
+        "namespaces, needs user namespaces (local machines).",
+    )
+    sandbox_cache_dir: Path | None = Field(
+        default=None,
+        description="Where the compiled WebAssembly interpreter is kept; default "
+        "VIOLET_HOME/sandbox-cache. Writable by this service alone.",
+    )
 
     def workspace_root(self) -> Path:
         return (self.workspace_dir or self.home / "workspaces").resolve()
+
+    def sandbox_cache(self) -> Path:
+        return (self.sandbox_cache_dir or self.home / "sandbox-cache").resolve()
+
+    def sandbox_runs(self) -> Path:
+        """Where each run of code gets its working folder, removed when the run ends."""
+        return (self.home / "sandbox-runs").resolve()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import copy
+import importlib.metadata
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -27,7 +29,14 @@ NAMESPACE = "violet"
 SERVICES = {"gateway": 8080, "session": 50051, "router": 50052, "memory": 50053, "worker": 50054}
 GRPC_SERVICES = {name for name in SERVICES if name != "gateway"}
 MIGRATING = ["memory", "router", "session", "worker"]
-SECRET_KEYS = {"ANTHROPIC_API_KEY", "VIOLET_SECRET", "VIOLET_DATABASE_URL", "VIOLET_SMTP_URL"}
+SECRET_KEYS = {
+    "ANTHROPIC_API_KEY",
+    "VIOLET_SECRET",
+    "VIOLET_DATABASE_URL",
+    "VIOLET_SMTP_URL",
+    "VIOLET_QDRANT_API_KEY",
+    "QDRANT__SERVICE__API_KEY",
+}
 POD_OWNERS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 
 Manifest = dict[str, Any]
@@ -161,6 +170,12 @@ def test_every_manifest_is_valid_kubernetes_strictly(rendered: Rendered) -> None
     assert not failures, "\n".join(failures)
 
 
+def pinned_to_one_node(deployment: Manifest) -> bool:
+    """Replicas kept on one node by a ReadWriteOnce volume (a required pod affinity)."""
+    affinity = deployment["spec"]["template"]["spec"].get("affinity", {})
+    return "requiredDuringSchedulingIgnoredDuringExecution" in affinity.get("podAffinity", {})
+
+
 def test_every_service_has_deployment_service_autoscaler_and_disruption_budget(
     rendered: Rendered,
 ) -> None:
@@ -169,12 +184,79 @@ def test_every_service_has_deployment_service_autoscaler_and_disruption_budget(
         part = f"{RELEASE}-{name}"
         deployment = rendered.deployment(name)
         assert part in rendered.names("Service")
-        assert part in rendered.names("PodDisruptionBudget")
+        # Replicas pinned to one node get no budget: it could only stall that node's drain.
+        has_budget = part in rendered.names("PodDisruptionBudget")
+        assert has_budget != pinned_to_one_node(deployment), part
         # Either the autoscaler owns the replica count or the values fix it; never both.
         assert (part in autoscaled) != ("replicas" in deployment["spec"]), part
     for autoscaler in rendered.of_kind("HorizontalPodAutoscaler"):
         assert autoscaler["apiVersion"] == "autoscaling/v2"
         assert autoscaler["spec"]["scaleTargetRef"]["name"] == autoscaler["metadata"]["name"]
+
+
+def fewest_replicas(rendered: Rendered, part: str) -> int:
+    """The fewest pods a Deployment may run: its autoscaler's floor, or its fixed count."""
+    autoscalers = [
+        a for a in rendered.of_kind("HorizontalPodAutoscaler") if a["metadata"]["name"] == part
+    ]
+    if autoscalers:
+        return autoscalers[0]["spec"]["minReplicas"]
+    return rendered.named("Deployment", part)["spec"]["replicas"]
+
+
+def test_disruption_budgets_agree_with_the_replica_counts(rendered: Rendered) -> None:
+    """A drain takes one pod at a time and never the last one, and never stalls on a budget."""
+    for budget in rendered.of_kind("PodDisruptionBudget"):
+        part = budget["metadata"]["name"]
+        fewest = fewest_replicas(rendered, part)
+        down = budget["spec"]["maxUnavailable"]
+        assert "minAvailable" not in budget["spec"], part
+        assert isinstance(down, int) and 1 <= down < fewest, (part, down, fewest)
+        assert budget["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow", part
+        deployment = rendered.named("Deployment", part)
+        assert budget["spec"]["selector"]["matchLabels"].items() <= (
+            deployment["spec"]["template"]["metadata"]["labels"].items()
+        )
+
+
+def spread_of(deployment: Manifest) -> dict[str, Manifest]:
+    constraints = deployment["spec"]["template"]["spec"].get("topologySpreadConstraints", [])
+    return {constraint["topologyKey"]: constraint for constraint in constraints}
+
+
+def test_replicas_spread_across_nodes_and_zones(rendered: Rendered) -> None:
+    for name in SERVICES:
+        deployment = rendered.deployment(name)
+        spread = spread_of(deployment)
+        if pinned_to_one_node(deployment):
+            assert not spread, name  # a hard spread would leave the pinned replicas unscheduled
+            continue
+        nodes, zones = spread["kubernetes.io/hostname"], spread["topology.kubernetes.io/zone"]
+        assert (nodes["whenUnsatisfiable"], nodes["maxSkew"]) == ("DoNotSchedule", 1), name
+        assert zones["whenUnsatisfiable"] == "ScheduleAnyway", name
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        for constraint in (nodes, zones):
+            assert selects(constraint["labelSelector"], labels), name
+            assert constraint["nodeTaintsPolicy"] == "Honor", name
+            assert constraint["matchLabelKeys"] == ["pod-template-hash"], name
+
+
+def test_the_worker_spreads_like_the_others_on_a_shared_volume() -> None:
+    rendered = render(values_file("everything"))
+    worker = rendered.deployment("worker")
+    assert not pinned_to_one_node(worker)
+    assert set(spread_of(worker)) == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+    assert f"{RELEASE}-worker" in rendered.names("PodDisruptionBudget")
+
+
+def test_spreading_follows_the_values() -> None:
+    no_zones = render({"componentDefaults": {"spread": {"zones": ""}}})
+    assert set(spread_of(no_zones.deployment("session"))) == {"kubernetes.io/hostname"}
+    own = [{"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": "ScheduleAnyway"}]
+    custom = render({"components": {"router": {"topologySpreadConstraints": own}}})
+    assert (
+        custom.deployment("router")["spec"]["template"]["spec"]["topologySpreadConstraints"] == own
+    )
 
 
 def test_grpc_services_have_native_grpc_probes_and_the_gateway_http_health(
@@ -249,7 +331,7 @@ def test_each_service_admits_only_its_callers(rendered: Rendered) -> None:
         "gateway": set(),
         "session": {"gateway", "worker"},
         "router": {"session", "worker"},
-        "memory": {"session", "gateway", "memory-sleep"},
+        "memory": {"session", "gateway"},
         "worker": {"session"},
     }
     for name, expected in callers.items():
@@ -460,8 +542,12 @@ def test_the_sleep_schedule_and_time_zone_come_from_values() -> None:
 def test_telemetry_uses_the_standard_otel_variables() -> None:
     everything = render(values_file("everything"))
     assert everything.config()["OTEL_EXPORTER_OTLP_ENDPOINT"] == (
-        f"http://{RELEASE}-otel-collector:4317"
+        f"http://{RELEASE}-otel-collector:4318"
     )
+    assert everything.config()["OTEL_EXPORTER_OTLP_PROTOCOL"] == "http/protobuf"
+    grpc_collector = render({"otelCollector": {"enabled": True}}).config()
+    assert grpc_collector["OTEL_EXPORTER_OTLP_ENDPOINT"] == f"http://{RELEASE}-otel-collector:4317"
+    assert grpc_collector["OTEL_EXPORTER_OTLP_PROTOCOL"] == "grpc"
     assert f"{RELEASE}-otel-collector" in everything.names("Deployment")
     for name in SERVICES:
         [container] = everything.deployment(name)["spec"]["template"]["spec"]["containers"]
@@ -506,11 +592,136 @@ def test_the_ingress_carries_the_websocket_with_tls_from_values() -> None:
         ({"qdrant": {"enabled": False}}, "Violet needs Qdrant"),
         ({"config": {"VIOLET_SECRET": "in-the-open"}}, "/config"),
         ({"components": {"session": {"calls": ["nowhere"]}}}, "nowhere"),
+        (
+            {"components": {"worker": {"env": {"VIOLET_SANDBOX_BACKEND": "bubblewrap"}}}},
+            "the bubblewrap sandbox needs user namespaces",
+        ),
+        (
+            {"components": {"router": {"autoscaling": {"minReplicas": 1}}}},
+            "components.router: autoscaling.minReplicas is 1",
+        ),
+        (
+            {"components": {"session": {"autoscaling": {"enabled": False}, "replicas": 1}}},
+            "components.session: replicas is 1",
+        ),
+        (
+            {"components": {"gateway": {"podDisruptionBudget": {"maxUnavailable": 2}}}},
+            "lets all 2 pods go at once",
+        ),
+        (
+            {"components": {"gateway": {"podDisruptionBudget": {"maxUnavailable": 0}}}},
+            "maxUnavailable",
+        ),
+        (
+            {"components": {"worker": {"podDisruptionBudget": {"enabled": True}}}},
+            "ReadWriteOnce workspace",
+        ),
     ],
-    ids=["no-database", "no-qdrant", "secret-in-config", "unknown-callee"],
+    ids=[
+        "no-database",
+        "no-qdrant",
+        "secret-in-config",
+        "unknown-callee",
+        "bubblewrap-in-locked-down-pods",
+        "one-replica-autoscaled",
+        "one-replica-fixed",
+        "budget-takes-all",
+        "budget-stalls-drains",
+        "budget-on-one-node",
+    ],
 )
 def test_values_that_cannot_work_are_refused_with_a_reason(
     values: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(helm.HelmError, match=message):
         loaded_chart().render(values, name=RELEASE, namespace=NAMESPACE)
+
+
+def test_the_bundled_qdrant_matches_the_client_the_images_carry() -> None:
+    image = render({}).named("StatefulSet", f"{RELEASE}-qdrant")["spec"]["template"]["spec"][
+        "containers"
+    ][0]["image"]
+    server = re.search(r":v(\d+)\.(\d+)\.\d+", image)
+    assert server, image
+    client = importlib.metadata.version("qdrant-client").split(".")[:2]
+    assert list(server.groups()) == client, f"{image} against qdrant-client {client}"
+
+
+def test_the_bundled_qdrant_requires_the_key_its_clients_carry() -> None:
+    rendered = render({})
+    key = decoded(rendered.named("Secret", RELEASE))["VIOLET_QDRANT_API_KEY"]
+    assert len(key) >= 32
+    [qdrant] = rendered.named("StatefulSet", f"{RELEASE}-qdrant")["spec"]["template"]["spec"][
+        "containers"
+    ]
+    server_key = env_of(qdrant)["QDRANT__SERVICE__API_KEY"]["valueFrom"]["secretKeyRef"]
+    assert (server_key["name"], server_key["key"]) == (RELEASE, "VIOLET_QDRANT_API_KEY")
+    for name in ("memory", "router"):
+        [container] = rendered.deployment(name)["spec"]["template"]["spec"]["containers"]
+        client_key = env_of(container)["VIOLET_QDRANT_API_KEY"]["valueFrom"]["secretKeyRef"]
+        assert (client_key["name"], client_key["key"]) == (RELEASE, "VIOLET_QDRANT_API_KEY")
+    for name in ("gateway", "session", "worker"):
+        [container] = rendered.deployment(name)["spec"]["template"]["spec"]["containers"]
+        assert "VIOLET_QDRANT_API_KEY" not in env_of(container), name
+
+
+def test_an_external_qdrant_gets_its_key_from_the_secret() -> None:
+    external_values = values_file("external")
+    rendered = render(external_values)
+    secret = decoded(rendered.named("Secret", RELEASE))
+    assert secret["VIOLET_QDRANT_API_KEY"] == external_values["externalQdrant"]["apiKey"]
+    assert rendered.config()["VIOLET_QDRANT_URL"].startswith("https://")
+
+
+def named_parts(cell: str) -> set[str]:
+    """The parts a table cell names, without its remarks in parentheses."""
+    names = re.sub(r"\(.*?\)", "", cell).split(",")
+    return {name.strip(" `") for name in names} - {"nobody", ""}
+
+
+def documented_calls() -> dict[str, tuple[set[str], set[str]]]:
+    """docs/deploy.md's table of who calls what: part -> (called by, calls)."""
+    table = (REPO / "docs" / "deploy.md").read_text().split("<!-- calls -->")[1]
+    rows = {}
+    for line in table.strip().splitlines()[2:]:
+        part, called_by, calls = (cell.strip() for cell in line.strip("|").split("|"))
+        rows[part.strip("`")] = (named_parts(called_by), named_parts(calls))
+    return rows
+
+
+def test_the_documented_calls_are_the_network_policies(rendered: Rendered) -> None:
+    """docs/deploy.md and the NetworkPolicies both come from `calls` in the values."""
+    policies = {p["metadata"]["name"]: p for p in rendered.of_kind("NetworkPolicy")}
+    documented = documented_calls()
+    assert set(documented) == {*SERVICES, "memory-sleep"}
+    for name, (called_by, calls) in documented.items():
+        policy = policies[f"{RELEASE}-{name}"]
+        admitted = admitted_components(policy)
+        if policy["spec"].get("ingress") and any(
+            "namespaceSelector" in peer
+            for rule in policy["spec"]["ingress"]
+            for peer in rule["from"]
+        ):
+            admitted.add("the ingress controller")
+        assert admitted == called_by, name
+        reached = {
+            component
+            for rule in policy["spec"]["egress"]
+            for peer in rule.get("to", [])
+            for expression in peer.get("podSelector", {}).get("matchExpressions", [])
+            for component in expression["values"]
+        } & set(documented)
+        assert reached == calls, name
+
+
+def test_the_worker_runs_code_in_the_unprivileged_sandbox_within_a_bounded_tmp(
+    rendered: Rendered,
+) -> None:
+    pod = rendered.deployment("worker")["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    assert env_of(container)["VIOLET_SANDBOX_BACKEND"]["value"] == "wasm"
+    [tmp] = [volume for volume in pod["volumes"] if volume["name"] == "tmp"]
+    assert tmp["emptyDir"]["sizeLimit"] == "1Gi"
+    # What the sandbox asks of the pod is nothing the locked-down defaults withhold.
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}

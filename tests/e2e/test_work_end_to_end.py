@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from sqlalchemy import create_engine, text
 
 from tests.conftest import running_stack
 from tests.integration.test_phone_protocol import assert_frames_leak_nothing
+from tests.support.ci import unavailable
 from tests.support.device import Device
 from tests.support.smtp import SmtpSink
 from tests.support.stack import Stack
@@ -117,9 +119,25 @@ async def test_a_page_is_looked_up_in_the_background_and_told_later(
     assert told["seq"] > answer["seq"]
 
 
-async def test_a_calculation_is_told_with_its_number(phone: Device) -> None:
-    await phone.ask("calculate 17*23")
-    assert "391" in (await later(phone, "391"))["text"]
+@pytest.fixture(scope="module", params=["wasm", "bubblewrap"])
+def sandboxed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    """A stack whose worker runs code with each sandbox backend."""
+    if request.param == "bubblewrap" and not (shutil.which("bwrap") and shutil.which("prlimit")):
+        unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
+    env = {**FAST_SAYS, "VIOLET_SANDBOX_BACKEND": request.param}
+    with running_stack(tmp_path_factory.mktemp(request.param), "sqlite", env=env) as stack:
+        yield stack
+
+
+async def test_a_calculation_is_told_with_its_number(sandboxed: Stack) -> None:
+    device, _ = await Device.open(sandboxed.live_url, sandboxed.token(f"p-{uuid.uuid4().hex}"))
+    try:
+        await device.ask("calculate 17*23")
+        assert "391" in (await later(device, "391"))["text"]
+    finally:
+        await device.close()
 
 
 async def test_a_note_is_written_and_named(world: World, phone: Device) -> None:

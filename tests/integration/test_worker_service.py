@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -18,6 +19,7 @@ import grpc
 import pytest
 from sqlalchemy import create_engine, text
 
+from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
 from tests.support.smtp import SmtpSink
 from tests.support.stack import Stack
@@ -179,6 +181,19 @@ async def worker(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Work
         yield started
 
 
+@pytest.fixture(scope="module")
+async def bubblewrap_worker(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[WorkerUnderTest]:
+    """A worker whose sandbox is bubblewrap rather than the default WebAssembly one."""
+    if not (shutil.which("bwrap") and shutil.which("prlimit")):
+        unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
+    bubblewrap = {"VIOLET_SANDBOX_BACKEND": "bubblewrap"}
+    async with worker_under_test(tmp_path_factory.mktemp("bwrap"), env=bubblewrap) as started:
+        started.peers.taking = True
+        yield started
+
+
 def person() -> str:
     return "worker-" + uuid.uuid4().hex[:8]
 
@@ -215,7 +230,14 @@ async def test_start_work_returns_at_once_and_the_page_comes_back_as_a_result(
     assert card.last_active.seconds > 0
 
 
-async def test_a_calculation_runs_in_the_sandbox(worker: WorkerUnderTest) -> None:
+@pytest.fixture(params=["worker", "bubblewrap_worker"], ids=["wasm", "bubblewrap"])
+def sandboxed(request: pytest.FixtureRequest) -> WorkerUnderTest:
+    """The module's worker with each sandbox backend."""
+    return request.getfixturevalue(request.param)
+
+
+async def test_a_calculation_runs_in_the_sandbox(sandboxed: WorkerUnderTest) -> None:
+    worker = sandboxed
     topic = await worker.start_work(person(), "calculate 17*23")
     result = await worker.peers.wait("result", topic)
     assert "391" in result.result.text

@@ -18,6 +18,7 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.support.messages_api import MessagesAPIProcess
+from tests.support.sandbox import SANDBOX_CACHE
 from violet.identity import issue_internal_token, issue_token
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
@@ -51,6 +52,7 @@ class Stack:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("VIOLET_", "ANTHROPIC_"))}
         env.update({f"VIOLET_{name.upper()}_ADDR": self.address(name) for name in SERVICES})
         env.update(VIOLET_HOME=str(self.home), VIOLET_SECRET=self.secret, VIOLET_DRAIN_S="2")
+        env.update(VIOLET_SANDBOX_CACHE_DIR=str(SANDBOX_CACHE))
         env.update(self.extra_env)
         return env
 

@@ -30,7 +30,7 @@ async def recalled_ids(memory: Memory, person: str, query: str) -> set[str]:
 
 
 async def stored_ids(memory: Memory, person: str) -> set[str]:
-    return {point.id for point in await asyncio.to_thread(memory.vectors.scroll, person)}
+    return {point.id for point in await memory.vectors.scroll(person)}
 
 
 async def test_two_people_saying_the_same_words_never_reach_each_others_memory(
@@ -99,7 +99,7 @@ async def test_no_vector_still_carries_a_forgotten_turn(memory: Memory) -> None:
     cat = (await memory.page.facts("ann"))[0]
 
     async def next_turn_read_alone() -> bool:
-        stored = await asyncio.to_thread(memory.vectors.scroll, "ann")
+        stored = await memory.vectors.scroll("ann")
         follower = next(point for point in stored if point.id not in {cat.id, *cat.turn_items})
         return bool(np.allclose(follower.vector, follower.context_vector, atol=1e-6))
 
@@ -186,7 +186,7 @@ async def test_the_sleep_pass_purges_what_was_forgotten_long_ago(memory: Memory)
 async def test_the_sleep_pass_repairs_lost_vectors(memory: Memory) -> None:
     await captured(memory, "ann", said("My cat is called Miso", 1))
     before = await stored_ids(memory, "ann")
-    await asyncio.to_thread(memory.vectors.delete_person, "ann")
+    await memory.vectors.delete_person("ann")
     report = await memory.consolidator.sleep(undo_window=timedelta(days=30))
     assert report.repaired == len(before)
     assert await stored_ids(memory, "ann") == before

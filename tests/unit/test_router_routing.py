@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from qdrant_client import QdrantClient
+from qdrant_client import AsyncQdrantClient
 
 from router.cards import Card
 from router.index import CardIndex
@@ -97,11 +97,13 @@ class Harness:
         )
 
 
-def vector_store(engine: str, home: Path) -> VectorStore:
+async def vector_store(engine: str, settings: RouterSettings) -> VectorStore:
     if engine == "edge":
-        return open_vector_store(home, "", DIMENSION, "router")
+        return await open_vector_store(settings, DIMENSION, "router")
     # qdrant-client's local mode speaks the API of a Qdrant server.
-    return QdrantVectorStore(QdrantClient(location=":memory:"), DIMENSION, "violet_router")
+    return await QdrantVectorStore.open(
+        AsyncQdrantClient(location=":memory:"), DIMENSION, "violet_router"
+    )
 
 
 @pytest.fixture(params=["edge", "qdrant-client"])
@@ -109,7 +111,7 @@ async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     settings = RouterSettings(home=tmp_path, database_url="", qdrant_url="")
     migrate(settings)
     engine = database.open_engine(database.sync_url(settings, "router"))
-    vectors = vector_store(request.param, tmp_path)
+    vectors = await vector_store(request.param, settings)
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -127,7 +129,7 @@ async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     try:
         yield Harness(router, model, exporter)
     finally:
-        vectors.close()
+        await vectors.close()
         await engine.dispose()
 
 

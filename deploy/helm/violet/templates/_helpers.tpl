@@ -155,6 +155,32 @@ or may still hold the previous values while pre-upgrade hooks run. */}}
 {{- if and (not .Values.qdrant.enabled) (not .Values.externalQdrant.url) }}
 {{- fail "Violet needs Qdrant: set externalQdrant.url, or qdrant.enabled=true." }}
 {{- end }}
+{{- range $name, $c := fromYaml (include "violet.components" .) }}
+{{- include "violet.validateBudget" (dict "name" $name "c" $c) }}
+{{- if eq (toString (get $c.env "VIOLET_SANDBOX_BACKEND")) "bubblewrap" }}
+{{- fail (printf "components.%s: the bubblewrap sandbox needs user namespaces, a fresh /proc and a seccomp profile that allows them, which this chart's locked-down pods refuse; use VIOLET_SANDBOX_BACKEND=wasm (see docs/deploy.md)." $name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A disruption budget must agree with the replica count and the placement: at least one pod
+keeps serving while another is evicted, and a drain can always go on. */}}
+{{- define "violet.validateBudget" -}}
+{{- $c := .c }}
+{{- if $c.podDisruptionBudget.enabled }}
+{{- $setting := ternary "autoscaling.minReplicas" "replicas" $c.autoscaling.enabled }}
+{{- $least := int (ternary $c.autoscaling.minReplicas $c.replicas $c.autoscaling.enabled) }}
+{{- if lt $least 2 }}
+{{- fail (printf "components.%s: %s is %d, but with a disruption budget it needs at least 2, so that a drain never takes its last pod; raise it, or set podDisruptionBudget.enabled=false." .name $setting $least) }}
+{{- end }}
+{{- $down := $c.podDisruptionBudget.maxUnavailable }}
+{{- if and (not (kindIs "string" $down)) (ge (int $down) $least) }}
+{{- fail (printf "components.%s: podDisruptionBudget.maxUnavailable %d lets all %d pods go at once; keep it below %s." .name (int $down) $least $setting) }}
+{{- end }}
+{{- if and $c.workspaces (has "ReadWriteOnce" $c.workspaces.accessModes) }}
+{{- fail (printf "components.%s: a ReadWriteOnce workspace keeps its replicas on one node, whose drain a disruption budget would stall (an evicted pod could only come back on that node); use ReadWriteMany, or set podDisruptionBudget.enabled=false." .name) }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* Fills in secrets left empty in the values, once per render: the value the release's Secret
@@ -171,6 +197,13 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- if and .Values.postgresql.enabled (not .Values.postgresql.password) }}
 {{- $_ := set .Values.postgresql "password" (get $existing "POSTGRES_PASSWORD" | b64dec | default (randAlphaNum 32)) }}
 {{- end }}
+{{- if and .Values.qdrant.enabled (not .Values.qdrant.apiKey) }}
+{{- $_ := set .Values.qdrant "apiKey" (get $existing "VIOLET_QDRANT_API_KEY" | b64dec | default (randAlphaNum 40)) }}
+{{- end }}
+{{- end }}
+
+{{- define "violet.qdrantApiKey" -}}
+{{- ternary .Values.qdrant.apiKey .Values.externalQdrant.apiKey .Values.qdrant.enabled }}
 {{- end }}
 
 {{- define "violet.databaseUrl" -}}
@@ -193,6 +226,9 @@ ANTHROPIC_API_KEY: {{ . | b64enc | quote }}
 {{- with .Values.secrets.smtpUrl }}
 VIOLET_SMTP_URL: {{ . | b64enc | quote }}
 {{- end }}
+{{- with include "violet.qdrantApiKey" . }}
+VIOLET_QDRANT_API_KEY: {{ . | b64enc | quote }}
+{{- end }}
 {{- if .Values.postgresql.enabled }}
 POSTGRES_PASSWORD: {{ .Values.postgresql.password | b64enc | quote }}
 {{- end }}
@@ -210,7 +246,8 @@ POSTGRES_PASSWORD: {{ .Values.postgresql.password | b64enc | quote }}
 {{- if .Values.telemetry.otlpEndpoint }}
 {{- .Values.telemetry.otlpEndpoint }}
 {{- else if .Values.otelCollector.enabled }}
-{{- printf "http://%s:4317" (include "violet.partName" (dict "root" . "name" "otel-collector")) }}
+{{- $port := ternary 4318 4317 (eq .Values.telemetry.otlpProtocol "http/protobuf") }}
+{{- printf "http://%s:%d" (include "violet.partName" (dict "root" . "name" "otel-collector")) $port }}
 {{- end }}
 {{- end }}
 
@@ -225,6 +262,7 @@ VIOLET_HOME: /tmp/violet
 VIOLET_QDRANT_URL: {{ include "violet.qdrantUrl" . | quote }}
 {{- with include "violet.otlpEndpoint" . }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
+OTEL_EXPORTER_OTLP_PROTOCOL: {{ $root.Values.telemetry.otlpProtocol | quote }}
 {{- end }}
 {{- range $key, $value := .Values.config }}
 {{- if not (eq (toString $value) "") }}
@@ -237,7 +275,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 Takes root, name, c, configMap, secret, and serving (whether it listens). */}}
 {{- define "violet.env" -}}
 {{- $root := .root }}
-{{- $optional := list "ANTHROPIC_API_KEY" "VIOLET_SMTP_URL" -}}
+{{- $optional := list "ANTHROPIC_API_KEY" "VIOLET_SMTP_URL" "VIOLET_QDRANT_API_KEY" -}}
 envFrom:
   - configMapRef:
       name: {{ .configMap }}
@@ -412,7 +450,12 @@ spec:
             {{- end }}
       volumes:
         - name: tmp
+          {{- if $c.tmpSizeLimit }}
+          emptyDir:
+            sizeLimit: {{ $c.tmpSizeLimit }}
+          {{- else }}
           emptyDir: {}
+          {{- end }}
         {{- if $c.workspaces }}
         - name: workspaces
           persistentVolumeClaim:
@@ -426,10 +469,11 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+      {{- $pinned := and $c.workspaces (has "ReadWriteOnce" $c.workspaces.accessModes) }}
       {{- if $c.affinity }}
       affinity:
         {{- toYaml $c.affinity | nindent 8 }}
-      {{- else if and $c.workspaces (has "ReadWriteOnce" $c.workspaces.accessModes) }}
+      {{- else if $pinned }}
       {{- /* A ReadWriteOnce volume attaches to one node: keep every replica on it. */}}
       affinity:
         podAffinity:
@@ -439,9 +483,26 @@ spec:
                 matchLabels:
                   {{- include "violet.selectorLabels" . | nindent 18 }}
       {{- end }}
-      {{- with $c.topologySpreadConstraints }}
+      {{- if $c.topologySpreadConstraints }}
       topologySpreadConstraints:
-        {{- toYaml . | nindent 8 }}
+        {{- toYaml $c.topologySpreadConstraints | nindent 8 }}
+      {{- else if and (not $pinned) (or $c.spread.nodes $c.spread.zones) }}
+      {{- /* Nodes the pods may not run on (taints, node selectors) are no domains of the spread,
+      and each rollout's pods (pod-template-hash) spread on their own. */}}
+      topologySpreadConstraints:
+        {{- range $key, $when := dict "kubernetes.io/hostname" $c.spread.nodes "topology.kubernetes.io/zone" $c.spread.zones }}
+        {{- if $when }}
+        - topologyKey: {{ $key }}
+          maxSkew: 1
+          whenUnsatisfiable: {{ $when }}
+          nodeAffinityPolicy: Honor
+          nodeTaintsPolicy: Honor
+          labelSelector:
+            matchLabels:
+              {{- include "violet.selectorLabels" $ | nindent 14 }}
+          matchLabelKeys: [pod-template-hash]
+        {{- end }}
+        {{- end }}
       {{- end }}
 {{- end }}
 
@@ -508,6 +569,8 @@ metadata:
     {{- include "violet.labels" . | nindent 4 }}
 spec:
   maxUnavailable: {{ .c.podDisruptionBudget.maxUnavailable }}
+  # A pod that is not ready serves no one: a drain may always evict it, whatever the budget.
+  unhealthyPodEvictionPolicy: AlwaysAllow
   selector:
     matchLabels:
       {{- include "violet.selectorLabels" . | nindent 6 }}
