@@ -67,19 +67,16 @@ class JsonLinesSpanExporter(SpanExporter):
         return SpanExportResult.SUCCESS
 
     def _entry(self, span: ReadableSpan) -> dict:
-        context = span.get_span_context()
+        trace_id, span_id = hex_ids(span.get_span_context())
         return {
-            "trace_id": format(context.trace_id, "032x"),
-            "span_id": format(context.span_id, "016x"),
-            "parent_id": format(span.parent.span_id, "016x") if span.parent else None,
+            "trace_id": trace_id,
+            "span_id": span_id,
+            "parent_id": hex_ids(span.parent)[1] if span.parent else None,
             "name": span.name,
             "service": self._service,
             "attributes": dict(span.attributes or {}),
             "links": [
-                {
-                    "trace_id": format(link.context.trace_id, "032x"),
-                    "span_id": format(link.context.span_id, "016x"),
-                }
+                dict(zip(("trace_id", "span_id"), hex_ids(link.context), strict=True))
                 for link in span.links
             ],
             "start": span.start_time,
@@ -227,6 +224,34 @@ def server_interceptors() -> list:
 
 def client_interceptors() -> list:
     return list(aio_client_interceptors(filter_=_TRACED_CALLS))
+
+
+# Work that continues after the call that asked for it (a turn, background work) keeps where it
+# came from: the session stores the whole context (`carrier`), the worker the span's two ids.
+
+
+def hex_ids(context: trace.SpanContext) -> tuple[str, str]:
+    """A span's trace id and span id in hex, as W3C trace context, traces and logs write them."""
+    return format(context.trace_id, "032x"), format(context.span_id, "016x")
+
+
+def current_span_ids() -> tuple[str, str] | None:
+    """The current span's ids, or None outside a span."""
+    context = trace.get_current_span().get_span_context()
+    return hex_ids(context) if context.is_valid else None
+
+
+def links_to(trace_id: str | None, span_id: str | None) -> list[trace.Link]:
+    """A link to the span stored as `current_span_ids`, or none when nothing was stored."""
+    if not (trace_id and span_id):
+        return []
+    origin = trace.SpanContext(
+        int(trace_id, 16),
+        int(span_id, 16),
+        is_remote=True,
+        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+    )
+    return [trace.Link(origin)]
 
 
 def carrier() -> str:

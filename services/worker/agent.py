@@ -18,6 +18,7 @@ from violet.faults import fault_point
 from violet.models import ModelClient, ModelError, ToolCall
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
+from violet.telemetry import links_to
 from worker.cards import card
 from worker.deeds import deeds_of
 from worker.reporter import Reporter
@@ -116,7 +117,8 @@ class WorkAgent:
         if request is None:
             return False
         # Work outlives its turn: each step is its own trace, linked to the turn that asked.
-        with tracer.start_as_current_span("work step", context=Context(), links=_origin(request)):
+        origin = links_to(request.trace_id, request.span_id)
+        with tracer.start_as_current_span("work step", context=Context(), links=origin):
             return await self._step(session, request)
 
     async def _step(self, session: WorkSession, request: Request) -> bool:
@@ -259,19 +261,6 @@ class WorkAgent:
         await self._store.finish(session, request, outcome, deeds, finished, closing)
         fault_point("worker.result_stored")
         self._reporter.wake()
-
-
-def _origin(request: Request) -> list[trace.Link]:
-    """A link to the turn that handed the request over: the work runs long after it ended."""
-    if not (request.trace_id and request.span_id):
-        return []
-    origin = trace.SpanContext(
-        int(request.trace_id, 16),
-        int(request.span_id, 16),
-        is_remote=True,
-        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
-    )
-    return [trace.Link(origin)]
 
 
 def _assistant(text: str) -> dict:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import grpc
-from opentelemetry import trace
 
 from violet.identity import authenticate
+from violet.telemetry import current_span_ids
 from violet.v1 import worker_pb2, worker_pb2_grpc
 from worker.cards import title_of
 from worker.runner import WorkRunner
@@ -38,15 +38,15 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a topic id")
         if len(request.key) > MAX_KEY_CHARS or "\x00" in request.key:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a request key")
-        origin = trace.get_current_span().get_span_context()
+        trace_id, span_id = current_span_ids() or (None, None)
         topic = await self._store.start_request(
             identity.person,
             request.topic,
             text,
             title=title_of(text),
             key=request.key,
-            trace_id=format(origin.trace_id, "032x") if origin.is_valid else None,
-            span_id=format(origin.span_id, "016x") if origin.is_valid else None,
+            trace_id=trace_id,
+            span_id=span_id,
         )
         self._runner.wake(topic, identity.person)
         return worker_pb2.StartWorkReply(topic=topic)
