@@ -16,9 +16,7 @@ from collections.abc import Sequence
 from session.pins import Pin, render
 from session.transcript import Message
 from violet.models.cache import cached_system, cached_through_last
-from violet.models.tools import UPDATE_PREFIX, memory_note
-
-SUMMARY_HEADING = "## Earlier in this conversation"
+from violet.models.tools import SUMMARY_HEADING, UPDATE_PREFIX, headed, memory_note
 
 SYSTEM_PROMPT = """You are Violet, a personal assistant for people who are not developers: \
 teenagers, busy parents, anyone who wants to say what they need and get it done. You and the \
@@ -51,7 +49,7 @@ def main_prompt(
     remembered: Sequence[str] = (),
 ) -> tuple[list[dict], list[dict]]:
     """(system, messages) of a main call; `update` is a work update being told."""
-    summarised = f"{SUMMARY_HEADING}\n{summary}" if summary else ""
+    summarised = headed(SUMMARY_HEADING, [summary]) if summary else ""
     system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
     notes = [UPDATE_PREFIX + update if update else "", memory_note(list(remembered))]
     return system, with_notes(cached_through_last(model_messages(conversation)), notes)

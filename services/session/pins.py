@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import pins
 from session.transcript import now
-from violet.models.tools import PINNED_HEADING, approval_line, promise_line
+from violet.models.tools import PINNED_HEADING, approval_line, headed, promise_line
 
 Kind = Literal["promise", "approval", "work"]
 PREFIX: dict[str, str] = {"promise": "p_", "approval": "a_", "work": "w_"}
@@ -164,7 +164,7 @@ def render(shown: Sequence[Pin]) -> str:
     """The pinned section of the system prompt; empty when nothing is open."""
     if not shown:
         return ""
-    return "\n".join([PINNED_HEADING, *(_line(pin) for pin in shown)])
+    return headed(PINNED_HEADING, (_line(pin) for pin in shown))
 
 
 def _line(pin: Pin) -> str:

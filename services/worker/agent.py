@@ -31,7 +31,6 @@ tracer = trace.get_tracer(__name__)
 STARTING = "Looking into it"
 GAVE_UP = "I couldn't finish this: it took more steps than I may take for one request."
 MODEL_FAILED = "I couldn't finish this just now. Please ask again in a little while."
-EARLIER_HEADING = "## Earlier in this work"
 WORK_SYSTEM = """You do one piece of background work for a person, on behalf of Violet, their \
 personal assistant. Every user turn in plain text is the person's own request: do it with your \
 tools, then end with a short report in plain words of what you did and what you made (the \
@@ -169,7 +168,7 @@ class WorkAgent:
             return cached_system(WORK_SYSTEM)
         earlier = (await self._store.outcomes(session.id))[:left_out]
         lines = [f"- {asked} -> {told}" for asked, told in earlier]
-        return cached_system(WORK_SYSTEM, "\n".join([EARLIER_HEADING, *lines]))
+        return cached_system(WORK_SYSTEM, t.headed(t.EARLIER_WORK_HEADING, lines))
 
     async def _resolve(self, session: WorkSession, request: Request, calls: list[ToolCall]) -> bool:
         """Runs the calls that have no result yet; False while one waits for the person."""

@@ -216,24 +216,10 @@ def yes_or_no(words: str) -> str | None:
     return None
 
 
-def section(system: str, heading: str) -> list[str]:
-    """The lines under a `## ` heading of the system prompt, up to the next heading."""
-    lines: list[str] = []
-    inside = False
-    for line in system.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#"):
-            inside = stripped.lower() == heading.lower()
-            continue
-        if inside and stripped:
-            lines.append(stripped)
-    return lines
-
-
 def open_items(system: str) -> list[tuple[str, str, str]]:
     """(kind, id, text) of each open item, oldest first."""
     found = []
-    for line in section(system, t.PINNED_HEADING):
+    for line in t.section(system, t.PINNED_HEADING):
         match = _PROMISE_LINE.match(line)
         if match:
             found.append((match.group(1).lower(), match.group(2), match.group(3)))
@@ -241,7 +227,9 @@ def open_items(system: str) -> list[tuple[str, str, str]]:
 
 
 def remembered(system: str) -> list[str]:
-    return [line[1:].strip() for line in section(system, t.MEMORY_HEADING) if line.startswith("-")]
+    return [
+        line[1:].strip() for line in t.section(system, t.MEMORY_HEADING) if line.startswith("-")
+    ]
 
 
 def recall_answer(asked: str, system: str) -> str:
