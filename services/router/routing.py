@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,11 +16,11 @@ from datetime import UTC, datetime
 from opentelemetry import trace
 
 from router.cards import ACTIVE_FOR, Card
-from router.embedding import Embedder
 from router.features import Request
 from router.index import CardIndex
 from router.scoring import Scorer
 from router.store import CardStore, Decision, DecisionLog
+from violet.embedder import TextEmbedder, embed_query_in_thread
 from violet.metrics import ROUTES
 from violet.models import Candidate, ModelClient, ModelError, Pick, pick
 from violet.models.structured import NEW, PICK_THRESHOLD
@@ -72,7 +71,7 @@ class Router:
         self,
         cards: CardStore,
         index: CardIndex,
-        embedder: Embedder,
+        embedder: TextEmbedder,
         scorer: Scorer,
         model: ModelClient,
         decisions: DecisionLog,
@@ -114,7 +113,7 @@ class Router:
         active = await self._cards.active(person, since=now - ACTIVE_FOR)
         if not active:
             return _decision(person, request, now, NEW, 1.0, "no topic active in the last 7 days")
-        vector = await asyncio.to_thread(self._embedder.embed_query, request)
+        vector = await embed_query_in_thread(self._embedder, request)
         known = await self._cards.count(person)
         sims = await self._index.similarities(person, vector, active, known)
         scored = self._scorer.score(Request(request, vector), active, sims, now)

@@ -25,10 +25,11 @@ from numpy.typing import NDArray
 
 from router.cards import ACTIVE_FOR, Card
 from router.cases import NEW, Case
-from router.embedding import Embedder, Vector, card_vectors, similarities
+from router.embedding import Vector, card_vectors, similarities
 from router.features import CARD_FEATURES, Request, card_features, opening_features
 from router.learning import Choice, fit_choice, fit_logistic
 from router.scoring import Weights
+from violet.embedder import TextEmbedder
 
 CHOICE_RIDGE = 1.0
 OPENING_RIDGE = 0.03
@@ -86,7 +87,7 @@ class OpeningExample:
 class Memo:
     """The embedder, embedding each distinct text once (cases repeat cards a lot)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: TextEmbedder) -> None:
         self._embedder = embedder
         self.dim = embedder.dim
         self._stored: dict[str, Vector] = {}
@@ -108,7 +109,7 @@ def active_cards(case: Case) -> list[Card]:
     return [c for c in case.cards if case.now - ACTIVE_FOR <= c.last_active]
 
 
-def prepare(cases: Sequence[Case], embedder: Embedder) -> list[Prepared]:
+def prepare(cases: Sequence[Case], embedder: TextEmbedder) -> list[Prepared]:
     prepared = []
     for case in cases:
         cards = active_cards(case)
@@ -124,7 +125,7 @@ def prepare(cases: Sequence[Case], embedder: Embedder) -> list[Prepared]:
     return prepared
 
 
-def opening_examples(cases: Sequence[Case], embedder: Embedder) -> list[OpeningExample]:
+def opening_examples(cases: Sequence[Case], embedder: TextEmbedder) -> list[OpeningExample]:
     """Quoted opening requests (opens) and later requests of the same cards (does not)."""
     labelled: dict[tuple[str, str], bool] = {}
     for case in cases:
@@ -272,7 +273,7 @@ def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
 
 def train(
     cases: Sequence[Case],
-    embedder: Embedder,
+    embedder: TextEmbedder,
     embedder_id: str,
     ablations: bool = False,
     progress: Callable[[str], None] = lambda _: None,
