@@ -51,15 +51,15 @@ class CardStore:
         }
         where = (cards.c.person == person) & (cards.c.topic == card.topic)
         try:
-            async with self._sessions.begin() as session:
-                changed = await session.execute(update(cards).where(where).values(**values))
+            async with self._sessions() as db, db.begin():
+                changed = await db.execute(update(cards).where(where).values(**values))
                 if changed.rowcount == 0:
-                    await session.execute(
+                    await db.execute(
                         insert(cards).values(person=person, topic=card.topic, **values)
                     )
         except IntegrityError:  # another replica created the card meanwhile
-            async with self._sessions.begin() as session:
-                await session.execute(update(cards).where(where).values(**values))
+            async with self._sessions() as db, db.begin():
+                await db.execute(update(cards).where(where).values(**values))
 
     async def active(self, person: str, since: datetime) -> list[Card]:
         """The person's cards active at or after `since`, most recent first."""
@@ -68,8 +68,8 @@ class CardStore:
             .where(cards.c.person == person, cards.c.last_active >= since)
             .order_by(cards.c.last_active.desc())
         )
-        async with self._sessions() as session:
-            rows = (await session.execute(query)).all()
+        async with self._sessions() as db:
+            rows = (await db.execute(query)).all()
         return [
             Card(
                 topic=row.topic,
@@ -85,8 +85,8 @@ class CardStore:
 
     async def count(self, person: str) -> int:
         query = select(func.count()).select_from(cards).where(cards.c.person == person)
-        async with self._sessions() as session:
-            return int((await session.execute(query)).scalar_one())
+        async with self._sessions() as db:
+            return int((await db.execute(query)).scalar_one())
 
 
 class DecisionLog:
@@ -94,8 +94,8 @@ class DecisionLog:
         self._sessions = database.sessionmaker(engine)
 
     async def record(self, decision: Decision) -> None:
-        async with self._sessions.begin() as session:
-            await session.execute(
+        async with self._sessions() as db, db.begin():
+            await db.execute(
                 insert(decisions).values(
                     id=uuid.uuid4().hex,
                     person=decision.person,
@@ -119,8 +119,8 @@ class DecisionLog:
             .order_by(decisions.c.at.desc(), decisions.c.id)
             .limit(limit)
         )
-        async with self._sessions() as session:
-            rows = (await session.execute(query)).all()
+        async with self._sessions() as db:
+            rows = (await db.execute(query)).all()
         return [
             Decision(
                 person=row.person,
