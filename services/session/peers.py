@@ -1,4 +1,5 @@
-"""The session's calls to memory, router and worker, each on the person's behalf."""
+"""The session's calls to memory: recall before a turn, capture after it, each on the
+person's behalf."""
 
 from __future__ import annotations
 
