@@ -36,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from memory.deeds import Deed, from_json
 from memory.tables import captured_turns, memory_items, memory_people
 from violet import database
-from violet.clock import as_utc, utc_now
+from violet.clock import utc_now
 
 SERVICE_ROLE = "violet_memory"
 FACT = "fact"
@@ -108,9 +108,6 @@ class Item:
 
 def _item(row: Row) -> Item:
     values = dict(row._mapping)
-    for name in ("created_at", "updated_at", "forgotten_at"):
-        if values[name] is not None:
-            values[name] = as_utc(values[name])
     values["source_seqs"] = tuple(values["source_seqs"])
     values["turn_items"] = tuple(values["turn_items"])
     return Item(**values)
@@ -540,7 +537,7 @@ def _captured(row: Row) -> CapturedTurn:
         deeds=tuple(deed for deed in map(from_json, row.deeds or []) if deed),
         speaker=row.speaker,
         source_seqs=tuple(row.source_seqs),
-        at=as_utc(row.at),
+        at=row.at,
         turn_item=row.turn_item,
         attempts=row.attempts,
     )

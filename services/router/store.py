@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from router.cards import Card
 from router.tables import cards, decisions
 from violet import database
-from violet.clock import as_utc, utc_now
+from violet.clock import utc_now
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class CardStore:
                 entities=tuple(row.entities),
                 last_request=row.last_request,
                 last_outcome=row.last_outcome,
-                last_active=as_utc(row.last_active),
+                last_active=row.last_active,
             )
             for row in rows
         ]
@@ -128,7 +128,7 @@ class DecisionLog:
                 confidence=row.confidence,
                 reason=row.reason,
                 opening=row.opening,
-                at=as_utc(row.at),
+                at=row.at,
             )
             for row in rows
         ]

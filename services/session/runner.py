@@ -141,22 +141,22 @@ class TurnRunner:
             async with lock.held(conversation.id):
                 work = await self._next(conversation)
                 while work is not None and not self._stopping:
-                    context = await self._context(conversation)
                     if isinstance(work, Message):
-                        work = await self._turn(context, work)
+                        work = await self._turn(conversation, work)
                     else:
-                        work = await self._tell(context, work)
+                        work = await self._tell(conversation, work)
 
     async def _context(self, conversation: Conversation) -> TurnContext:
         identity = service_identity(conversation.person, self._replica.secret)
         model_conversation = await self._model_conversation(conversation)
         return await load_turn_context(self._store, conversation, identity, model_conversation)
 
-    async def _turn(self, context: TurnContext, message: Message) -> Message | Update | None:
+    async def _turn(self, conversation: Conversation, message: Message) -> Message | Update | None:
         """Answers the message; what waits next."""
         # The turn joins the trace its message arrived in, whichever replica runs it.
         with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
             began = time.monotonic()
+            context = await self._context(conversation)
             text = await self._main.answer(context, message)
             fault_point("session.answer_ready")
             answer = await self._store.transcript.append_answer(
@@ -169,12 +169,13 @@ class TurnRunner:
             self._capture(context.identity, message.text, text, [message.seq, answer.seq])
             return await self._fold_when_caught_up(context.after(answer))
 
-    async def _tell(self, context: TurnContext, update: Update) -> Message | Update | None:
+    async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
         """Tells the update; what waits next."""
         linked = span_context_from(update.trace_context)
         links = [trace.Link(linked)] if linked else []
         with tracer.start_as_current_span("tell update", links=links) as span:
             span.set_attribute("violet.update.kind", update.kind)
+            context = await self._context(conversation)
             text = await self._main.tell(context, update)
             fault_point("session.telling_ready")
             told = await self._store.transcript.append_told(
