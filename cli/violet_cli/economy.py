@@ -34,16 +34,15 @@ import httpx
 from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
-from session.effects import Effects
 from session.feed import Feed
-from session.fold import Folder
+from session.fold import Fold
 from session.peers import MemoryClient
-from session.pins import Pin, Pins
-from session.runner import TurnRunner
-from session.transcript import Message, Transcript
+from session.pins import Pin
+from session.runner import Delivery, Replica, TurnRunner
+from session.store import ConversationStore
+from session.transcript import Message
 from session.turn import MainSession
-from session.turn_lock import TurnLock
-from session.updates import Updates
+from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
 from violet.channels import Peers
@@ -97,24 +96,22 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
         url = make_url(f"sqlite:///{Path(home) / 'session.db'}")
         database.migrate(url, "session.migrations", "alembic_version_session")
         engine = database.open_engine(url)
-        sessions = database.sessionmaker(engine)
+        db = database.sessionmaker(engine)
         model = make_model_client(api_key="economy", base_url=api_url, main_model="", fast_model="")
         try:
-            transcript, pins, updates = (
-                Transcript(sessions, False),
-                Pins(sessions),
-                Updates(sessions),
-            )
+            store = ConversationStore.open(db, notify=False)
+            transcript, pins = store.transcript, store.pins
             memory, frame = cast(MemoryClient, RecentSentences()), Window(window)
             nobody = Peers({}, 5.0)  # no line hands work over, so no peer is ever called
-            actions = MainActions(pins, Effects(sessions), nobody)
-            main = MainSession(model, transcript, pins, memory, actions, frame)
-            folder = Folder(model, transcript, pins, updates, frame, "economy")
-            lock = TurnLock(sessions, "economy", 30.0)
+            actions = MainActions(pins, store.effects, nobody)
             runner = TurnRunner(
-                transcript, lock, main, folder, updates, memory, Feed(1.0), "economy", "e" * 32
+                store,
+                MainSession(model, pins, memory, actions, frame),
+                Fold(model, store, frame, "economy"),
+                Delivery(Feed(1.0), memory),
+                Replica("economy", "e" * 32, turn_lock(db, "economy", 30.0)),
             )
-            conversation = await transcript.conversation_of("economy")
+            conversation = await store.conversations.conversation_of("economy")
             for number, line in enumerate(lines):
                 await transcript.append_say(conversation, f"say-{number}", line)
                 runner.schedule(conversation)

@@ -24,8 +24,9 @@ from memory.deeds import Deed, item_text
 from memory.indexing import index_items
 from memory.merging import drop_vectors, give_way, plan
 from memory.provenance import VIOLET, YOU, Proposed, keep
-from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id, now
+from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id
 from memory.subjects import subject_of
+from violet.clock import utc_now
 from violet.embedder import Embedder
 from violet.models import ModelClient, ModelError, origin
 from violet.vectors import VectorStore
@@ -103,7 +104,7 @@ class Capturer:
         after = 0
         while True:
             async with self._store.of(person) as memory:
-                turns = await memory.claim_turns(now() + CLAIM_LEASE, BATCH, after_id=after)
+                turns = await memory.claim_turns(utc_now() + CLAIM_LEASE, BATCH, after_id=after)
             if not turns:
                 return
             await self._make_items(person, turns)
@@ -212,7 +213,7 @@ def _turn_item(person: str, turn: CapturedTurn, previous: Item | None) -> Item:
         subject=None,
         subject_value=None,
         created_at=turn.at,
-        updated_at=now(),
+        updated_at=utc_now(),
     )
 
 
@@ -232,7 +233,7 @@ def _fact(person: str, turn: CapturedTurn, proposed: Proposed) -> Item:
         subject=subject.name if subject else None,
         subject_value=subject.value if subject else None,
         created_at=turn.at,
-        updated_at=now(),
+        updated_at=utc_now(),
     )
 
 
@@ -257,5 +258,5 @@ def _deed_fact(person: str, turn: CapturedTurn, deed: Deed) -> Item | None:
         subject=None,
         subject_value=None,
         created_at=turn.at,
-        updated_at=now(),
+        updated_at=utc_now(),
     )

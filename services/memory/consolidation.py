@@ -28,7 +28,8 @@ from memory.indexing import reindex
 from memory.merging import Step, plan, settle
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
 from memory.recall import Recaller
-from memory.store import FACT, Item, MemoryStore, now
+from memory.store import FACT, Item, MemoryStore
+from violet.clock import utc_now
 from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
@@ -107,13 +108,15 @@ class Consolidator:
         while True:
             await asyncio.sleep(sweep_s)
             try:
-                for person in await self._store.quiet_people(now() - timedelta(seconds=quiet_s)):
+                for person in await self._store.quiet_people(
+                    utc_now() - timedelta(seconds=quiet_s)
+                ):
                     await self._consolidate_claimed(person)
             except Exception:  # a database hiccup: the next sweep tries again
                 log.exception("quiet consolidation failed")
 
     async def _consolidate_claimed(self, person: str) -> None:
-        started = now()
+        started = utc_now()
         if await self._store.claim_consolidation(person, started + CONSOLIDATION_LEASE):
             await self.consolidate(person)
             await self._store.consolidated(person, started)
@@ -128,7 +131,7 @@ class Consolidator:
                 report.merged += sum(step.merge for step in done.steps)
                 report.superseded += sum(not step.merge for step in done.steps)
                 report.withdrawn += done.withdrawn
-                report.purged += await self._purge(person, now() - undo_window)
+                report.purged += await self._purge(person, utc_now() - undo_window)
                 report.repaired += await self._repair(person)
             except Exception:
                 log.exception("sleep pass failed for a person", extra={"person": person})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -11,7 +11,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from memory.deeds import MAX_DEEDS, UnfitDeed, from_proto
 from memory.page import UnknownItem
 from memory.runtime import Memory
-from memory.store import Item, NewTurn, now
+from memory.store import Item, NewTurn
+from violet.clock import utc_now
 from violet.identity import authenticate
 from violet.metrics import CAPTURES, RECALLS
 from violet.v1 import memory_pb2, memory_pb2_grpc
@@ -86,7 +87,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 person_message=request.person_message,
                 violet_answer=request.violet_answer,
                 source_seqs=tuple(request.source_seqs),
-                at=request.at.ToDatetime(tzinfo=now().tzinfo) if request.HasField("at") else now(),
+                at=request.at.ToDatetime(tzinfo=UTC) if request.HasField("at") else utc_now(),
                 speaker=request.speaker,
                 deeds=deeds,
             )

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import (
     ColumnElement,
@@ -36,19 +36,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from memory.deeds import Deed, from_json
 from memory.tables import captured_turns, memory_items, memory_people
 from violet import database
+from violet.clock import utc_now
 
 SERVICE_ROLE = "violet_memory"
 FACT = "fact"
 TURN = "turn"
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-def utc(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every stored moment is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def new_item_id() -> str:
@@ -116,9 +108,6 @@ class Item:
 
 def _item(row: Row) -> Item:
     values = dict(row._mapping)
-    for name in ("created_at", "updated_at", "forgotten_at"):
-        if values[name] is not None:
-            values[name] = utc(values[name])
     values["source_seqs"] = tuple(values["source_seqs"])
     values["turn_items"] = tuple(values["turn_items"])
     return Item(**values)
@@ -184,7 +173,7 @@ class MemoryStore:
 
     async def claim_consolidation(self, person: str, until: datetime) -> bool:
         """True when this replica may consolidate the person now (no other one is)."""
-        moment = now()
+        moment = utc_now()
         async with self._engine.begin() as connection:
             claimed = await connection.execute(
                 update(memory_people)
@@ -219,7 +208,7 @@ class PersonMemory:
     # Captured turns.
 
     async def add_turn(self, turn: NewTurn) -> int:
-        moment = now()
+        moment = utc_now()
         turn_id = await self._db.scalar(
             insert(captured_turns)
             .values(
@@ -248,7 +237,7 @@ class PersonMemory:
     async def claim_turns(self, until: datetime, limit: int, after_id: int) -> list[CapturedTurn]:
         """Turns after `after_id` still waiting for extraction that no other replica holds,
         oldest first."""
-        moment = now()
+        moment = utc_now()
         claimable = and_(
             _of(captured_turns, self.person),
             captured_turns.c.extracted_at.is_(None),
@@ -287,7 +276,7 @@ class PersonMemory:
         """Records what the turn gave, releasing it if asked; False when the turn is gone."""
         values: dict[str, object] = {
             "turn_item": turn_item,
-            "extracted_at": now() if extracted else None,
+            "extracted_at": utc_now() if extracted else None,
             "attempts": attempts,
         }
         if release:
@@ -398,7 +387,7 @@ class PersonMemory:
     async def forget(self, item: Item) -> list[str]:
         """Takes the item out of recall, with the turns it was made from (else they would bring
         it back); returns the ids that left recall."""
-        moment = now()
+        moment = utc_now()
         hidden = [item.id]
         await self._set(item.id, forgotten_at=moment, forgotten_with=None)
         for turn in await self.items(item.turn_items):
@@ -443,7 +432,7 @@ class PersonMemory:
         older, newer = await self.get(older_id), await self.get(newer_id)
         if older is None or newer is None:
             return []
-        moment = now()
+        moment = utc_now()
         left = [older.id]
         await self._set(older.id, superseded_by=newer.id, updated_at=moment)
         if merge:
@@ -471,7 +460,7 @@ class PersonMemory:
         rows = await self._db.execute(
             update(memory_items)
             .where(_of(memory_items, self.person), memory_items.c.superseded_by.in_(ids))
-            .values(superseded_by=None, updated_at=now())
+            .values(superseded_by=None, updated_at=utc_now())
             .returning(memory_items.c.id)
         )
         back = await self.items([row.id for row in rows])
@@ -548,7 +537,7 @@ def _captured(row: Row) -> CapturedTurn:
         deeds=tuple(deed for deed in map(from_json, row.deeds or []) if deed),
         speaker=row.speaker,
         source_seqs=tuple(row.source_seqs),
-        at=utc(row.at),
+        at=row.at,
         turn_item=row.turn_item,
         attempts=row.attempts,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from opentelemetry import trace
 
@@ -20,6 +20,7 @@ from router.features import Request
 from router.index import CardIndex
 from router.scoring import Scorer
 from router.store import CardStore, Decision, DecisionLog
+from violet.clock import utc_now
 from violet.embedder import TextEmbedder, embed_query_in_thread
 from violet.metrics import ROUTES
 from violet.models import Candidate, ModelClient, ModelError, Pick, pick
@@ -90,7 +91,7 @@ class Router:
         await self._index.put(person, card)
 
     async def route(self, person: str, request: str, now: datetime | None = None) -> Decision:
-        now = now or datetime.now(UTC)
+        now = now or utc_now()
         with self._tracer.start_as_current_span("router.route") as span:
             decision = await self._decide(person, request, now)
             await self._decisions.record(decision)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from router.cards import Card
 from router.routing import Router
 from router.store import Decision
+from violet.clock import utc_now
 from violet.identity import authenticate
 from violet.v1 import router_pb2, router_pb2_grpc
 
@@ -38,7 +39,7 @@ def card_of(message: router_pb2.TopicCard) -> Card:
     if message.HasField("last_active"):
         last_active = message.last_active.ToDatetime(tzinfo=UTC)
     else:
-        last_active = datetime.now(UTC)
+        last_active = utc_now()
     return Card(
         topic=message.topic,
         title=message.title,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -14,11 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from router.cards import Card
 from router.tables import cards, decisions
 from violet import database
-
-
-def _aware(at: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything stored is UTC.
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
+from violet.clock import utc_now
 
 
 @dataclass(frozen=True)
@@ -47,7 +43,7 @@ class CardStore:
             "last_request": card.last_request,
             "last_outcome": card.last_outcome,
             "last_active": card.last_active,
-            "updated_at": datetime.now(UTC),
+            "updated_at": utc_now(),
         }
         where = (cards.c.person == person) & (cards.c.topic == card.topic)
         try:
@@ -78,7 +74,7 @@ class CardStore:
                 entities=tuple(row.entities),
                 last_request=row.last_request,
                 last_outcome=row.last_outcome,
-                last_active=_aware(row.last_active),
+                last_active=row.last_active,
             )
             for row in rows
         ]
@@ -132,7 +128,7 @@ class DecisionLog:
                 confidence=row.confidence,
                 reason=row.reason,
                 opening=row.opening,
-                at=_aware(row.at),
+                at=row.at,
             )
             for row in rows
         ]

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import grpc
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from session.conversations import Conversation
 from session.effects import CallKeys, Effects
 from session.pins import Pin, Pins
-from session.transcript import Conversation
 from violet.channels import Peers
 from violet.faults import fault_point
 from violet.identity import Identity
@@ -112,8 +112,8 @@ class MainActions:
         fault_point("session.work_started")
         outcome = Outcome("Started; the result will come back as an update.")
 
-        async def record(db: AsyncSession, _: Pin) -> None:
-            await self._effects.record(db, conversation.id, key, outcome.content, started.topic)
+        async def record(tx: AsyncSession, _: Pin) -> None:
+            await self._effects.record(tx, conversation.id, key, outcome.content, started.topic)
 
         await self._pins.add(conversation.id, "work", request, ref=started.topic, also=record)
         return outcome, started.topic
@@ -125,8 +125,8 @@ class MainActions:
         if not text:
             return Outcome("Say what was promised.", is_error=True)
 
-        async def record(db: AsyncSession, pin: Pin) -> None:
-            await self._effects.record(db, conversation.id, key, _promise_made(pin))
+        async def record(tx: AsyncSession, pin: Pin) -> None:
+            await self._effects.record(tx, conversation.id, key, _promise_made(pin))
 
         topic = started[-1] if started else None
         pin = await self._pins.add(conversation.id, "promise", text, ref=topic, also=record)
@@ -170,8 +170,8 @@ class MainActions:
     def _recorder(
         self, conversation: Conversation, key: str, outcome: Outcome
     ) -> Callable[[AsyncSession], Awaitable[None]]:
-        async def record(db: AsyncSession) -> None:
-            await self._effects.record(db, conversation.id, key, outcome.content)
+        async def record(tx: AsyncSession) -> None:
+            await self._effects.record(tx, conversation.id, key, outcome.content)
 
         return record
 

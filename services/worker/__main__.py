@@ -84,7 +84,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
         mailer=Mailer(settings.smtp_url, settings.smtp_from),
         store=store,
     )
-    reporter = Reporter(peers, store, secret)
+    reporter = Reporter(peers, store.outbox, secret)
     agent = WorkAgent(
         model=model,
         store=store,

@@ -39,7 +39,7 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
         if len(request.key) > MAX_KEY_CHARS or "\x00" in request.key:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a request key")
         trace_id, span_id = current_span_ids() or (None, None)
-        topic = await self._store.start_request(
+        topic = await self._store.requests.start(
             identity.person,
             request.topic,
             text,
@@ -53,8 +53,10 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
 
     async def AnswerApproval(self, request, context):  # type: ignore[no-untyped-def]
         identity = await authenticate(context, self._secret)
-        approval = await self._store.answer(identity.person, request.approval, request.approved)
+        approval = await self._store.approvals.answer(
+            identity.person, request.approval, request.approved
+        )
         if approval is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, "nothing is waiting for that answer")
-        self._runner.wake(approval.session_id, identity.person)
+        self._runner.wake(approval.work_session_id, identity.person)
         return worker_pb2.AnswerApprovalReply()

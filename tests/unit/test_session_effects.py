@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
+from session.conversations import Conversation, Conversations
 from session.effects import CallKeys, Effects
 from session.pins import Pins
-from session.transcript import Conversation, Transcript
 from violet import database
 from violet.identity import Identity
 from violet.models import ToolCall
@@ -59,7 +59,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     engine = database.open_engine(url)
     sessions = database.sessionmaker(engine)
     pins, peers = Pins(sessions), Peers()
-    conversation = await Transcript(sessions, notify=False).conversation_of("ana")
+    conversation = await Conversations(sessions).conversation_of("ana")
     yield Rig(MainActions(pins, Effects(sessions), peers), pins, peers, conversation)  # type: ignore[arg-type]
     await engine.dispose()
 

@@ -13,22 +13,29 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet import database
 from worker.runner import WorkRunner
-from worker.store import WorkSession, WorkStore
+from worker.store import WorkStore
+from worker.store.work_sessions import WorkSession
 from worker.tables import work_sessions
 
 STEP_S = 0.15
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[WorkStore]:
+async def db(tmp_path: Path) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
     url = make_url(f"sqlite:///{tmp_path / 'worker.db'}")
     database.migrate(url, "worker.migrations", "alembic_version_worker")
     engine = database.open_engine(url)
-    yield WorkStore(database.sessionmaker(engine))
+    yield database.sessionmaker(engine)
     await engine.dispose()
+
+
+@pytest.fixture
+def store(db: async_sessionmaker[AsyncSession]) -> WorkStore:
+    return WorkStore(db)
 
 
 @dataclass
@@ -40,16 +47,16 @@ class SlowAgent:
     running: Counter[str] = field(default_factory=Counter)
     most: Counter[str] = field(default_factory=Counter)
 
-    async def advance(self, session: WorkSession) -> bool:
-        if session.id in self.done:
+    async def advance(self, work_session: WorkSession) -> bool:
+        if work_session.id in self.done:
             return False
-        for key in ("all", session.person, session.id):
+        for key in ("all", work_session.person, work_session.id):
             self.running[key] += 1
             self.most[key] = max(self.most[key], self.running[key])
         await asyncio.sleep(STEP_S)
-        for key in ("all", session.person, session.id):
+        for key in ("all", work_session.person, work_session.id):
             self.running[key] -= 1
-        self.done.add(session.id)
+        self.done.add(work_session.id)
         return True
 
 
@@ -61,7 +68,7 @@ def runner_for(
 
 
 async def new_work(store: WorkStore, person: str) -> str:
-    return await store.start_request(person, "", "work", title="work")
+    return await store.requests.start(person, "", "work", title="work")
 
 
 async def until(check, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
@@ -71,9 +78,9 @@ async def until(check, timeout: float = 10.0) -> None:  # type: ignore[no-untype
         await asyncio.sleep(0.02)
 
 
-async def row(store: WorkStore, topic: str):  # type: ignore[no-untyped-def]
-    async with store._sessions() as db:
-        return (await db.execute(select(work_sessions).where(work_sessions.c.id == topic))).one()
+async def row(db: async_sessionmaker[AsyncSession], topic: str):  # type: ignore[no-untyped-def]
+    async with db() as read:
+        return (await read.execute(select(work_sessions).where(work_sessions.c.id == topic))).one()
 
 
 async def test_work_runs_at_most_a_few_at_once_per_person_and_overall(store: WorkStore) -> None:
@@ -118,6 +125,7 @@ async def test_two_replicas_never_run_the_same_session_at_once(store: WorkStore)
 
 async def test_an_idle_session_is_unloaded_and_loaded_again_for_its_next_turn(
     store: WorkStore,
+    db: async_sessionmaker[AsyncSession],
 ) -> None:
     agent = SlowAgent()
     runner = runner_for(store, agent, idle_s=0.3)
@@ -126,17 +134,17 @@ async def test_an_idle_session_is_unloaded_and_loaded_again_for_its_next_turn(
     await until(lambda: topic in agent.done)
     await asyncio.sleep(0.05)
     await runner.unload_idle()
-    assert (await row(store, topic)).loaded_by == "a"
+    assert (await row(db, topic)).loaded_by == "a"
 
     await asyncio.sleep(0.35)
     await runner.unload_idle()
-    unloaded = await row(store, topic)
+    unloaded = await row(db, topic)
     assert unloaded.loaded_by is None and unloaded.unloaded_at is not None
 
     agent.done.discard(topic)
     runner.wake(topic, "p1")
     await until(lambda: topic in agent.done)
-    assert (await row(store, topic)).loads == 2
+    assert (await row(db, topic)).loads == 2
     await runner.stop(1)
 
 
