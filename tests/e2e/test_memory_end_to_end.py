@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.conftest import running_stack
 from tests.support.device import Device
+from tests.support.stack import running_stack
 
 SAID = "my cat is called Miso, and I take my coffee with oat milk"
 

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import running_stack
 from tests.support.ci import unavailable
+from tests.support.stack import running_stack
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.conftest import running_stack
 from tests.integration.test_phone_protocol import assert_frames_leak_nothing
 from tests.support.ci import unavailable
 from tests.support.device import Device
 from tests.support.smtp import SmtpSink
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
 from tests.support.web import LocalWeb
 
 RESULT_TIMEOUT_S = 60.0

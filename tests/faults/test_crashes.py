@@ -19,10 +19,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.conftest import running_stack
 from tests.support.phone import Phone
 from tests.support.smtp import SmtpSink
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
 
 PHASE_TIMEOUT_S = 90.0
 # Short leases, so the restarted stack takes over a turn or a work session a crash left held.

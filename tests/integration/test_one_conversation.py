@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
-from tests.conftest import running_stack
 from tests.support.device import Device
 from tests.support.messages_api import opens_turn
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
 from violet.models.cache import system_text
 from violet.models.tools import UPDATE_PREFIX, is_memory_note
 

@@ -11,9 +11,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from tests.conftest import running_stack
 from tests.support.device import Device
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
 from violet.v1 import session_pb2, session_pb2_grpc
 
 ROUTE_ATTRIBUTES = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.support.messages_api import MessagesAPIProcess
+from tests.support.postgres import fresh_schema
 from tests.support.sandbox import SANDBOX_CACHE
 from violet.identity import issue_internal_token, issue_token
 
@@ -155,3 +158,24 @@ class Stack:
     def log(self, name: str) -> str:
         path = self.home / "logs" / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+
+@contextlib.contextmanager
+def running_stack(
+    home: Path, database: str, model: str = "offline", env: dict[str, str] | None = None
+) -> Iterator[Stack]:
+    """A started stack on `database` ("sqlite" or "postgres") with `model` ("offline" or
+    "anthropic", the latter against a local Messages API server), stopped on exit."""
+    with contextlib.ExitStack() as cleanup:
+        extra = dict(env or {})
+        api = None
+        if database == "postgres":
+            extra["VIOLET_DATABASE_URL"] = cleanup.enter_context(fresh_schema())
+        if model == "anthropic":
+            api = MessagesAPIProcess().start()
+            cleanup.callback(api.stop)
+            extra.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
+        stack = Stack(home, extra_env=extra, model_api=api)
+        cleanup.callback(stack.stop)
+        stack.start()
+        yield stack
