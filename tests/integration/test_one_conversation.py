@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,17 +16,11 @@ from sqlalchemy import Engine, create_engine, text
 from tests.support.device import Device
 from tests.support.messages_api import opens_turn
 from tests.support.stack import Stack, running_stack
+from tests.support.waiting import eventually
 from violet.models.cache import system_text
 from violet.models.tools import UPDATE_PREFIX, is_memory_note
 
 FAST_SAYS = {"VIOLET_SAYS_PER_MINUTE": "100000", "VIOLET_SAY_BURST": "1000"}
-
-
-async def eventually(check: Callable[[], bool], timeout_s: float = 10.0) -> None:
-    """Waits for state another process writes after its last frame (no event to await)."""
-    async with asyncio.timeout(timeout_s):
-        while not check():  # noqa: ASYNC110 - polls state in another process
-            await asyncio.sleep(0.05)
 
 
 def session_db(stack: Stack) -> Engine:
@@ -183,7 +177,7 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
     def rolled_over() -> bool:  # forced after the last answer was delivered
         return len(model_conversations(scripted_stack, welcome["conversation"])) == 2
 
-    await eventually(rolled_over)
+    await eventually(rolled_over, "the rollover forced at twice the window")
     fold_calls = [
         r for r in api.requests() if r["body"].get("tool_choice", {}).get("name") == "fold"
     ]
@@ -207,7 +201,7 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
         )[0]
         return bool(state.summary) and state.fold_failures == 0
 
-    await eventually(folded)
+    await eventually(folded, "a fold after the model healed")
     reasons = [row.reason for row in model_conversations(scripted_stack, welcome["conversation"])]
     assert reasons == ["first message", "rollover", "rollover"]
 
