@@ -48,14 +48,17 @@ def _reply(content: list[dict]) -> Reply:
     return reply_from_blocks(content, stop, Usage("fake", 0, 0, 0.0))
 
 
+REPLY = "reply"
+
+
 @dataclass
 class FakeModel:
     """The offline model, with main-model replies scripted ahead and structured calls (the fold)
-    that fail on demand. Records every conversation it was handed and every structured call."""
+    that fail on demand. Records every call in order and every conversation it was handed."""
 
     ledger: UsageLedger = field(default_factory=UsageLedger)
     failing: set[str] = field(default_factory=set)  # names of structured calls that fail
-    structured_calls: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)  # REPLY, or the structured call's name
     conversations: list[list[dict]] = field(default_factory=list)
     _scripted: deque[Reply] = field(default_factory=deque)
 
@@ -73,7 +76,7 @@ class FakeModel:
         self._scripted.append(_reply(blocks))
 
     def calls_of(self, name: str) -> int:
-        return self.structured_calls.count(name)
+        return self.calls.count(name)
 
     async def reply(
         self,
@@ -84,6 +87,7 @@ class FakeModel:
         tools: Sequence[Tool],
         person: str,
     ) -> Reply:
+        self.calls.append(REPLY)
         self.conversations.append(messages)
         if self._scripted:
             return self._scripted.popleft()
@@ -94,7 +98,7 @@ class FakeModel:
     async def structured(
         self, *, name: str, description: str, schema: dict, prompt: str, person: str
     ) -> dict:
-        self.structured_calls.append(name)
+        self.calls.append(name)
         if name in self.failing:
             raise ModelUnavailable(f"{name} is failing in this test")
         return await self._offline.structured(
