@@ -60,7 +60,7 @@ class FakeModel:
     failing: set[str] = field(default_factory=set)  # names of structured calls that fail
     calls: list[str] = field(default_factory=list)  # REPLY, or the structured call's name
     conversations: list[list[dict]] = field(default_factory=list)
-    _scripted: deque[Reply] = field(default_factory=deque)
+    _scripted: deque[Reply] = field(default_factory=deque, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._offline = OfflineModelClient(ledger=self.ledger)

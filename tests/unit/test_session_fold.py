@@ -64,7 +64,7 @@ class Talk:
 async def talk(tmp_path: Path) -> AsyncIterator[Talk]:
     async with session_tables(tmp_path) as sessions:
         model, transcript, pins = FakeModel(), Transcript(sessions, notify=False), Pins(sessions)
-        folder = Folder(model, transcript, pins, Updates(sessions), Window(WINDOW), "replica")  # type: ignore[arg-type]
+        folder = Folder(model, transcript, pins, Updates(sessions), Window(WINDOW), "replica")
         conversation = await transcript.conversation_of("ana")
         await transcript.start_model_conversation(conversation.id, "first message", "replica", 1)
         yield Talk(sessions, model, transcript, pins, folder, conversation)

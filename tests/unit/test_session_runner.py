@@ -77,7 +77,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
             transcript,
             TurnLock(sessions, REPLICA, lease_s=5.0),
             main,
-            Folder(model, transcript, pins, updates, window, REPLICA),  # type: ignore[arg-type]
+            Folder(model, transcript, pins, updates, window, REPLICA),
             updates,
             memory,  # type: ignore[arg-type]
             Feed(poll_s=1.0),
