@@ -57,7 +57,7 @@ class FakeModel:
     that fail on demand. Records every call in order and every conversation it was handed."""
 
     ledger: UsageLedger = field(default_factory=UsageLedger)
-    failing: set[str] = field(default_factory=set)  # names of structured calls that fail
+    failing: set[str] = field(default_factory=set)  # REPLY or structured call names that fail
     calls: list[str] = field(default_factory=list)  # REPLY, or the structured call's name
     conversations: list[list[dict]] = field(default_factory=list)
     _scripted: deque[Reply] = field(default_factory=deque, init=False, repr=False)
@@ -89,6 +89,8 @@ class FakeModel:
     ) -> Reply:
         self.calls.append(REPLY)
         self.conversations.append(messages)
+        if REPLY in self.failing:
+            raise ModelUnavailable("the main model is failing in this test")
         if self._scripted:
             return self._scripted.popleft()
         return await self._offline.reply(

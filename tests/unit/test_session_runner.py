@@ -1,7 +1,8 @@
 """The turn runner in one process, over a SQLite transcript, with the model, memory, the router
 and the worker stood in: every stored message is answered once, in order, whatever wakes it;
-the model's tool calls are run and their results handed back before the answer; an answered
-turn is captured for memory; the fold waits until no message is waiting; a work result is told."""
+a failing model still gets the person an answer; the model's tool calls are run and their
+results handed back before the answer; an answered turn is captured for memory; the fold waits
+until no message is waiting; a work result is told."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from session.fold import Folder
 from session.pins import Pins
 from session.runner import TurnRunner
 from session.transcript import Conversation, Message, Transcript
-from session.turn import MainSession
+from session.turn import APOLOGY, MainSession
 from session.turn_lock import TurnLock
 from session.updates import Updates
 from session.window import Window
@@ -106,6 +107,14 @@ async def test_each_message_is_answered_once_in_order_however_often_it_is_woken(
     assert answers(messages) == [("d1", "Answer 1."), ("d2", "Answer 2."), ("d3", "Answer 3.")]
     assert len(rig.model.conversations) == 3
     assert await rig.transcript.next_unanswered(rig.conversation.id) is None
+
+
+async def test_a_failing_main_model_still_answers_once_asking_to_say_it_again(rig: Rig) -> None:
+    rig.model.failing.add(REPLY)
+    await rig.say("Are you there?")
+
+    assert answers(await rig.settled()) == [("d1", APOLOGY)]
+    assert rig.model.calls == [REPLY]
 
 
 async def test_a_tool_call_is_run_and_its_result_handed_back_before_the_answer(
