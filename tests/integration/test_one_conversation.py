@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
 
 from tests.support.device import Device
 from tests.support.messages_api import opens_turn
@@ -23,18 +22,8 @@ from violet.models.tools import UPDATE_PREFIX, is_memory_note
 FAST_SAYS = {"VIOLET_SAYS_PER_MINUTE": "100000", "VIOLET_SAY_BURST": "1000"}
 
 
-def session_db(stack: Stack) -> Engine:
-    url = stack.database_url("session").replace("postgresql://", "postgresql+psycopg://", 1)
-    return create_engine(url)
-
-
 def rows(stack: Stack, query: str, **params: object) -> list:
-    engine = session_db(stack)
-    try:
-        with engine.connect() as db:
-            return list(db.execute(text(query), params))
-    finally:
-        engine.dispose()
+    return stack.rows("session", query, **params)
 
 
 def model_conversations(stack: Stack, conversation: str) -> list:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-from sqlalchemy import create_engine, text
 
 from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
@@ -124,13 +123,7 @@ class WorkerUnderTest:
         await asyncio.to_thread(self.stack.start, "worker")
 
     def rows(self, query: str, **params: object) -> list:
-        url = self.stack.database_url("worker").replace("postgresql://", "postgresql+psycopg://")
-        engine = create_engine(url)
-        try:
-            with engine.connect() as db:
-                return list(db.execute(text(query), params))
-        finally:
-            engine.dispose()
+        return self.stack.rows("worker", query, **params)
 
     def statuses(self, topic: str) -> tuple[list[str], list[str]]:
         """The statuses of the topic's requests and of its approvals, oldest first."""

@@ -18,6 +18,7 @@ from pathlib import Path
 import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sqlalchemy import create_engine, text
 
 from tests.support.messages_api import MessagesAPIProcess
 from tests.support.postgres import fresh_schema
@@ -26,6 +27,20 @@ from violet.identity import issue_internal_token, issue_token
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
 READY_TIMEOUT_S = 60.0
+
+# What is left to do while anything is: every one empty means nothing is left to answer, tell,
+# run or send, and only questions wait for the person.
+UNFINISHED = {
+    "session": [
+        "SELECT 1 FROM messages WHERE answered = false",
+        "SELECT 1 FROM updates WHERE told_seq IS NULL",
+    ],
+    "worker": [
+        "SELECT 1 FROM work_requests WHERE status IN ('pending', 'running')",
+        "SELECT 1 FROM approvals WHERE status NOT IN ('waiting', 'done')",
+        "SELECT 1 FROM outbox WHERE sent_at IS NULL",
+    ],
+}
 
 
 def free_port() -> int:
@@ -154,6 +169,25 @@ class Stack:
             except grpc.RpcError:
                 return False
             return answer.status == health_pb2.HealthCheckResponse.SERVING
+
+    def rows(self, service: str, query: str, **params: object) -> list:
+        """What `query` finds in `service`'s tables."""
+        url = self.database_url(service).replace("postgresql://", "postgresql+psycopg://", 1)
+        engine = create_engine(url)
+        try:
+            with engine.connect() as db:
+                return list(db.execute(text(query), params))
+        finally:
+            engine.dispose()
+
+    def unfinished(self) -> list[str]:
+        """The checks in `UNFINISHED` that still find rows: empty once the stack is settled."""
+        return [
+            query
+            for service, queries in UNFINISHED.items()
+            for query in queries
+            if self.rows(service, query)
+        ]
 
     def log(self, name: str) -> str:
         path = self.home / "logs" / f"{name}.log"
