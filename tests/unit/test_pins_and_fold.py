@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from session.conversations import Conversation
@@ -30,7 +29,7 @@ from session.tables import updates as updates_table
 from session.transcript import Message
 from session.turn_context import load_turn_context
 from session.window import Window
-from violet import database
+from tests.support.fakes import session_tables
 from violet.identity import Identity
 from violet.models import OfflineModelClient, UsageLedger
 
@@ -67,11 +66,8 @@ def test_a_promise_is_overdue_after_four_folds_or_once_it_no_longer_fits() -> No
 
 @pytest.fixture
 async def sessions(tmp_path: Path) -> AsyncIterator[async_sessionmaker]:
-    url = make_url(f"sqlite:///{tmp_path / 'session.db'}")
-    database.migrate(url, "session.migrations", "alembic_version_session")
-    engine = database.open_engine(url)
-    yield database.sessionmaker(engine)
-    await engine.dispose()
+    async with session_tables(tmp_path) as migrated:
+        yield migrated
 
 
 async def rows(sessions: async_sessionmaker, query) -> list:  # type: ignore[no-untyped-def]

@@ -4,7 +4,6 @@ unloaded when idle with their state kept."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from tests.support.waiting import eventually
 from violet import database
 from worker.runner import WorkRunner
 from worker.store import WorkStore
@@ -71,13 +71,6 @@ async def new_work(store: WorkStore, person: str) -> str:
     return await store.requests.start(person, "", "work", title="work")
 
 
-async def until(check, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "not in time"
-        await asyncio.sleep(0.02)
-
-
 async def row(db: async_sessionmaker[AsyncSession], topic: str):  # type: ignore[no-untyped-def]
     async with db() as read:
         return (await read.execute(select(work_sessions).where(work_sessions.c.id == topic))).one()
@@ -89,7 +82,7 @@ async def test_work_runs_at_most_a_few_at_once_per_person_and_overall(store: Wor
     topics = [(await new_work(store, person), person) for person in ("p1", "p2", "p3") * 3]
     for topic, person in topics:
         runner.wake(topic, person)
-    await until(lambda: len(agent.done) == len(topics))
+    await eventually(lambda: len(agent.done) == len(topics), "every work done")
     assert agent.most["all"] == 3
     assert max(agent.most[p] for p in ("p1", "p2", "p3")) <= 2
     await runner.stop(1)
@@ -103,9 +96,9 @@ async def test_one_person_cannot_take_every_slot(store: WorkStore) -> None:
         runner.wake(topic, "busy")
     other = await new_work(store, "other")
     runner.wake(other, "other")
-    await until(lambda: other in agent.done)
+    await eventually(lambda: other in agent.done, "the other person's work done")
     assert len(agent.done) <= 3  # the other person's work did not wait for all of theirs
-    await until(lambda: len(agent.done) == 6)
+    await eventually(lambda: len(agent.done) == 6, "all six works done")
     assert agent.most["busy"] == 2
     await runner.stop(1)
 
@@ -116,11 +109,9 @@ async def test_two_replicas_never_run_the_same_session_at_once(store: WorkStore)
     topic = await new_work(store, "p1")
     first.wake(topic, "p1")
     second.wake(topic, "p1")
-    await until(lambda: topic in agent.done)
-    await asyncio.sleep(STEP_S)
+    await eventually(lambda: topic in agent.done, "the work done")
+    await asyncio.gather(first.stop(1), second.stop(1))  # returns once every step has ended
     assert agent.most[topic] == 1
-    await first.stop(1)
-    await second.stop(1)
 
 
 async def test_an_idle_session_is_unloaded_and_loaded_again_for_its_next_turn(
@@ -131,7 +122,7 @@ async def test_an_idle_session_is_unloaded_and_loaded_again_for_its_next_turn(
     runner = runner_for(store, agent, idle_s=0.3)
     topic = await new_work(store, "p1")
     runner.wake(topic, "p1")
-    await until(lambda: topic in agent.done)
+    await eventually(lambda: topic in agent.done, "the work done")
     await asyncio.sleep(0.05)
     await runner.unload_idle()
     assert (await row(db, topic)).loaded_by == "a"
@@ -143,7 +134,7 @@ async def test_an_idle_session_is_unloaded_and_loaded_again_for_its_next_turn(
 
     agent.done.discard(topic)
     runner.wake(topic, "p1")
-    await until(lambda: topic in agent.done)
+    await eventually(lambda: topic in agent.done, "the work done")
     assert (await row(db, topic)).loads == 2
     await runner.stop(1)
 
@@ -154,7 +145,7 @@ async def test_the_sweep_finds_work_nobody_runs(store: WorkStore) -> None:
     topic = await new_work(store, "p1")
     sweep = asyncio.create_task(runner.sweep_forever(0.05))
     try:
-        await until(lambda: topic in agent.done)
+        await eventually(lambda: topic in agent.done, "the work done")
     finally:
         sweep.cancel()
         await runner.stop(1)
