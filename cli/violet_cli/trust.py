@@ -64,8 +64,7 @@ class CorpusWeb:
                 return None
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        host, port = self._server.server_address[:2]
-        self.base_url = f"http://{host}:{port}"
+        self.base_url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
 import grpc
 
@@ -23,6 +24,9 @@ SERVER_KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_TIME_MS // 2),
 ]
+
+
+Stub = TypeVar("Stub")
 
 
 class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
@@ -61,7 +65,7 @@ class Peers:
             self._channels[service] = open_channel(self._addresses[service], self._timeout_s)
         return self._channels[service]
 
-    def stub(self, service: str, stub_class: type[Any]) -> Any:
+    def stub(self, service: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
         return stub_class(self.channel(service))
 
     async def close(self) -> None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, CursorResult, Result, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from violet.settings import CommonSettings
@@ -69,6 +70,12 @@ def _tune_sqlite(connection, _record) -> None:  # type: ignore[no-untyped-def]
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE changed. A session's `execute` is typed as returning a
+    plain `Result`; for those statements it is a `CursorResult`, which counts them."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker:

@@ -113,7 +113,7 @@ async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identi
     """The person an internal call is for, from its internal bearer token; aborts the call
     otherwise (a device token included)."""
     for key, value in context.invocation_metadata() or ():
-        if key == METADATA_KEY and value.startswith("Bearer "):
+        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
             try:
                 return verify_internal_token(value.removeprefix("Bearer "), secret)
             except Unauthorized as error:

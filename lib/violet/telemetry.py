@@ -66,8 +66,8 @@ class JsonLinesSpanExporter(SpanExporter):
             file.write(lines)  # one write of whole lines, so processes never interleave a line
         return SpanExportResult.SUCCESS
 
-    def _entry(self, span: ReadableSpan) -> dict:
-        context = span.get_span_context()
+    def _entry(self, span: ReadableSpan) -> dict[str, object]:
+        context = span.get_span_context() or trace.INVALID_SPAN_CONTEXT
         return {
             "trace_id": format(context.trace_id, "032x"),
             "span_id": format(context.span_id, "016x"),

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 import numpy as np
@@ -98,7 +98,8 @@ class VectorStore(Protocol):
     async def close(self) -> None: ...
 
 
-def _named(point: VectorPoint) -> dict[str, list[float]]:
+def _named(point: VectorPoint) -> dict[str, Any]:
+    """The point's named vectors; `Any` as each client types them its own way."""
     vectors = {TEXT: point.vector.tolist()}
     if point.context_vector is not None:
         vectors[CONTEXT] = point.context_vector.tolist()
@@ -142,7 +143,7 @@ class EdgeVectorStore:
             ) from error
 
     @staticmethod
-    def _of(person: str, *more: object) -> edge.Filter:
+    def _of(person: str, *more: edge.ConditionType) -> edge.Filter:
         return edge.Filter(
             must=[edge.FieldCondition(key="person", match=edge.MatchValue(person)), *more]
         )

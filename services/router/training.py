@@ -96,7 +96,11 @@ class Memo:
         missing = list(dict.fromkeys(t for t in texts if t not in self._stored))
         if missing:
             self._stored.update(zip(missing, self._embedder.embed(missing), strict=True))
-        return np.stack([self._stored[t] for t in texts]) if texts else np.zeros((0, self.dim))
+        return (
+            np.stack([self._stored[t] for t in texts])
+            if texts
+            else np.zeros((0, self.dim), dtype=np.float32)
+        )
 
     def embed_query(self, text: str) -> Vector:
         if text not in self._queries:

@@ -26,7 +26,7 @@ class MemoryClient:
         self._peers = peers
 
     @property
-    def _stub(self) -> memory_pb2_grpc.MemoryStub:
+    def _stub(self) -> memory_pb2_grpc.MemoryAsyncStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
 
     async def recall(self, identity: Identity, query: str) -> list[str]:

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import pins
 from session.transcript import now
+from violet.database import rows_changed
 from violet.models.tools import PINNED_HEADING, approval_line, promise_line
 
 Kind = Literal["promise", "approval", "work"]
@@ -105,9 +106,9 @@ class Pins:
                 .where(pins.c.closed_at.is_(None))
                 .values(closed_at=now())
             )
-            if result.rowcount and also is not None:
+            if rows_changed(result) and also is not None:
                 await also(db)
-            return result.rowcount
+            return rows_changed(result)
 
     async def close_ref(self, conversation_id: str, kind: Kind, ref: str) -> int:
         async with self._sessions() as db, db.begin():
@@ -119,7 +120,7 @@ class Pins:
                 .where(pins.c.closed_at.is_(None))
                 .values(closed_at=now())
             )
-            return result.rowcount
+            return rows_changed(result)
 
 
 def pinned(open_pins: Sequence[Pin]) -> list[Pin]:

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import conversations
 from session.transcript import now
+from violet.database import rows_changed
 
 
 class TurnLock:
@@ -41,7 +42,7 @@ class TurnLock:
                 )
                 .values(lock_holder=self._holder, lock_until=moment + self._lease)
             )
-            return result.rowcount == 1
+            return rows_changed(result) == 1
 
     async def release(self, conversation_id: str) -> None:
         async with self._sessions() as db, db.begin():

@@ -84,8 +84,9 @@ def arithmetic_printed(code: str) -> str | None:
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
         return None
     call = tree.body[0].value
-    printing = isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-    if not printing or call.func.id != "print" or len(call.args) != 1 or call.keywords:
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    if call.func.id != "print" or len(call.args) != 1 or call.keywords:
         return None
     expression = call.args[0]
     if not all(_arithmetic(node) for node in ast.walk(expression)):

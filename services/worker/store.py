@@ -10,12 +10,13 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from violet.database import rows_changed
 from worker.tables import approvals, outbox, work_messages, work_requests, work_sessions
 
 RequestStatus = Literal["pending", "running", "waiting", "done"]
@@ -26,6 +27,10 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def aware(moment: datetime) -> datetime: ...
+@overload
+def aware(moment: None) -> None: ...
 def aware(moment: datetime | None) -> datetime | None:
     """SQLite hands datetimes back without their zone; they were stored in UTC."""
     if moment is None or moment.tzinfo is not None:
@@ -241,11 +246,10 @@ class WorkStore:
 
     async def version_of(self, session_id: str) -> int:
         async with self._sessions() as db:
-            return int(
-                await db.scalar(
-                    select(work_sessions.c.version).where(work_sessions.c.id == session_id)
-                )
+            found = await db.execute(
+                select(work_sessions.c.version).where(work_sessions.c.id == session_id)
             )
+            return int(found.scalar_one())
 
     async def mark_unloaded(self, session_id: str, replica: str) -> None:
         async with self._sessions() as db, db.begin():
@@ -271,7 +275,7 @@ class WorkStore:
                 )
                 .values(lease_holder=replica, lease_until=moment + timedelta(seconds=lease_s))
             )
-            return result.rowcount == 1
+            return rows_changed(result) == 1
 
     async def release(self, session_id: str, replica: str) -> None:
         async with self._sessions() as db, db.begin():
@@ -457,7 +461,7 @@ class WorkStore:
                 .where(approvals.c.status == "approved")
                 .values(status="sending", claimed_at=now())
             )
-            return result.rowcount == 1
+            return rows_changed(result) == 1
 
     async def settle(self, session: WorkSession, approval: Approval, result: dict) -> None:
         """The held action's outcome becomes its tool result, and the approval is done."""
@@ -531,7 +535,7 @@ class WorkStore:
             .where(work_sessions.c.version == session.version)
             .values(version=session.version + 1, last_active=now(), **values)
         )
-        if result.rowcount != 1:
+        if rows_changed(result) != 1:
             raise StaleSession(session.id)
         session.version += 1
 
