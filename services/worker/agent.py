@@ -15,13 +15,22 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 
 from violet.faults import fault_point
-from violet.models import ModelClient, ModelError, ToolCall
+from violet.models import (
+    ContentBlock,
+    JsonObject,
+    ModelClient,
+    ModelError,
+    ModelMessage,
+    TextBlock,
+    ToolCall,
+    ToolResultBlock,
+)
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
 from worker.cards import card
 from worker.deeds import deeds_of
 from worker.reporter import Reporter
-from worker.store import Request, StaleSession, WorkSession, WorkStore
+from worker.store import HeldResult, Request, StaleSession, WorkSession, WorkStore
 from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, activity_line
 
 log = logging.getLogger(__name__)
@@ -51,31 +60,33 @@ def open_calls(session: WorkSession) -> list[ToolCall]:
     if not session.messages or session.messages[-1]["role"] != "assistant":
         return []
     content = session.messages[-1]["content"]
+    if isinstance(content, str):
+        return []
     return [
         ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
         for block in content
-        if isinstance(content, list) and block.get("type") == "tool_use"
+        if block["type"] == "tool_use"
     ]
 
 
-def reply_text(message: dict) -> str:
+def reply_text(message: ModelMessage) -> str:
     content = message["content"]
     if isinstance(content, str):
         return content
-    return "".join(block.get("text", "") for block in content if block.get("type") == "text")
+    return "".join(block["text"] for block in content if block["type"] == "text")
 
 
-def is_request(message: dict) -> bool:
+def is_request(message: ModelMessage) -> bool:
     return message["role"] == "user" and isinstance(message["content"], str)
 
 
-def this_request(messages: list[dict]) -> list[dict]:
+def this_request(messages: list[ModelMessage]) -> list[ModelMessage]:
     """The messages from the latest request on: the exchange of the request under way."""
     starts = [i for i, message in enumerate(messages) if is_request(message)]
     return messages[starts[-1] :] if starts else []
 
 
-def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
+def window(messages: list[ModelMessage], requests: int) -> tuple[list[ModelMessage], int]:
     """The messages from the start of the last `requests` requests, and how many requests were
     left out before them. A cut falls only before a request, never between a tool call and its
     result."""
@@ -85,8 +96,12 @@ def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
     return messages[starts[-requests] :], len(starts) - requests
 
 
-def _result_block(call: ToolCall, stored: dict) -> dict:
-    block = {"type": "tool_result", "tool_use_id": call.id, "content": stored["content"]}
+def _result_block(call: ToolCall, stored: HeldResult) -> ContentBlock:
+    block: ToolResultBlock = {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "content": stored["content"],
+    }
     if stored.get("is_error"):
         block["is_error"] = True
     return block
@@ -160,7 +175,7 @@ class WorkAgent:
         outcome = reply.text.strip() or "Done."
         await self._finish(session, request, outcome, [_assistant(outcome)])
 
-    async def _system(self, session: WorkSession, left_out: int) -> list[dict]:
+    async def _system(self, session: WorkSession, left_out: int) -> list[TextBlock]:
         """The instructions, then the requests left out of the window (changing only when the
         window moves on), each ending a cached segment."""
         if not left_out:
@@ -246,13 +261,13 @@ class WorkAgent:
         requests = await self._store.requests_of(session.id)
         return Asker(session.id, session.person, requests)
 
-    async def _card(self, session: WorkSession, last_request: str, last_outcome: str) -> dict:
+    async def _card(self, session: WorkSession, last_request: str, last_outcome: str) -> JsonObject:
         history = await self._store.outcomes(session.id)
         at = datetime.now(UTC)
         return card(session.id, session.title, history, last_request, last_outcome, at)
 
     async def _finish(
-        self, session: WorkSession, request: Request, outcome: str, closing: list[dict]
+        self, session: WorkSession, request: Request, outcome: str, closing: list[ModelMessage]
     ) -> None:
         finished = await self._card(session, request.text, outcome)
         deeds = deeds_of(this_request(session.messages), request.text)
@@ -274,5 +289,5 @@ def _origin(request: Request) -> list[trace.Link]:
     return [trace.Link(origin)]
 
 
-def _assistant(text: str) -> dict:
+def _assistant(text: str) -> ModelMessage:
     return {"role": "assistant", "content": [{"type": "text", "text": text}]}

@@ -10,13 +10,14 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypedDict, overload
 
 from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.database import rows_changed
+from violet.models import ContentBlock, JsonObject, ModelMessage
 from worker.tables import approvals, outbox, work_messages, work_requests, work_sessions
 
 RequestStatus = Literal["pending", "running", "waiting", "done"]
@@ -42,14 +43,21 @@ class StaleSession(Exception):
     """Another replica changed the work session since it was loaded here."""
 
 
+class HeldResult(TypedDict):
+    """A tool call's result, kept until every call of its step has one."""
+
+    content: str
+    is_error: bool
+
+
 @dataclass
 class WorkSession:
     id: str
     person: str
     title: str
     version: int
-    held: dict[str, dict] = field(default_factory=dict)
-    messages: list[dict] = field(default_factory=list)
+    held: dict[str, HeldResult] = field(default_factory=dict)
+    messages: list[ModelMessage] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ class Approval:
     request_id: int
     tool_use_id: str
     action: str
-    payload: dict
+    payload: JsonObject
     question: str
     status: str
 
@@ -84,7 +92,7 @@ class Outgoing:
     topic: str
     kind: OutgoingKind
     key: str
-    payload: dict
+    payload: JsonObject
     attempts: int
 
 
@@ -105,7 +113,7 @@ class Send:
 
     kind: OutgoingKind
     key: str
-    payload: dict
+    payload: JsonObject
 
 
 def _json(value: Any) -> str:
@@ -379,19 +387,19 @@ class WorkStore:
 
     # --- the steps of a turn, each one transaction --------------------------------------------
 
-    async def begin(self, session: WorkSession, request: Request, message: dict) -> None:
+    async def begin(self, session: WorkSession, request: Request, message: ModelMessage) -> None:
         async with self._sessions() as db, db.begin():
             await self._append(db, session, [message], request.id)
             await self._set_request(db, request.id, status="running")
 
     async def record_reply(
-        self, session: WorkSession, request: Request, content: list[dict]
+        self, session: WorkSession, request: Request, content: list[ContentBlock]
     ) -> None:
         async with self._sessions() as db, db.begin():
             await self._append(db, session, [{"role": "assistant", "content": content}], request.id)
             await self._set_request(db, request.id, steps=request.steps + 1)
 
-    async def hold_result(self, session: WorkSession, tool_use_id: str, result: dict) -> None:
+    async def hold_result(self, session: WorkSession, tool_use_id: str, result: HeldResult) -> None:
         async with self._sessions() as db, db.begin():
             await self._hold(db, session, {**session.held, tool_use_id: result})
 
@@ -401,9 +409,9 @@ class WorkStore:
         request: Request,
         tool_use_id: str,
         action: str,
-        payload: dict,
+        payload: JsonObject,
         question: str,
-        card: dict,
+        card: JsonObject,
     ) -> Approval:
         approval = Approval(
             "ap_" + secrets.token_hex(8),
@@ -463,7 +471,7 @@ class WorkStore:
             )
             return rows_changed(result) == 1
 
-    async def settle(self, session: WorkSession, approval: Approval, result: dict) -> None:
+    async def settle(self, session: WorkSession, approval: Approval, result: HeldResult) -> None:
         """The held action's outcome becomes its tool result, and the approval is done."""
         async with self._sessions() as db, db.begin():
             await db.execute(
@@ -471,7 +479,9 @@ class WorkStore:
             )
             await self._hold(db, session, {**session.held, approval.tool_use_id: result})
 
-    async def record_results(self, session: WorkSession, request: Request, message: dict) -> None:
+    async def record_results(
+        self, session: WorkSession, request: Request, message: ModelMessage
+    ) -> None:
         async with self._sessions() as db, db.begin():
             await self._append(db, session, [message], request.id)
             await self._hold(db, session, {})
@@ -482,9 +492,9 @@ class WorkStore:
         session: WorkSession,
         request: Request,
         outcome: str,
-        deeds: list[dict],
-        card: dict,
-        closing: list[dict],
+        deeds: list[JsonObject],
+        card: JsonObject,
+        closing: list[ModelMessage],
     ) -> None:
         """Ends the request: its closing messages, its outcome, the result (with what Violet did,
         as `violet.v1.Deed` JSON objects) and the card to send."""
@@ -502,7 +512,7 @@ class WorkStore:
             await self._enqueue(db, session, Send("card", "", card))
 
     async def _append(
-        self, db: AsyncSession, session: WorkSession, new: list[dict], request_id: int
+        self, db: AsyncSession, session: WorkSession, new: list[ModelMessage], request_id: int
     ) -> None:
         await self._bump(db, session)
         moment = now()
@@ -523,7 +533,9 @@ class WorkStore:
         # A step that fails after this drops the loaded copy, so it never runs ahead of the rows.
         session.messages.extend(new)
 
-    async def _hold(self, db: AsyncSession, session: WorkSession, held: dict[str, dict]) -> None:
+    async def _hold(
+        self, db: AsyncSession, session: WorkSession, held: dict[str, HeldResult]
+    ) -> None:
         await self._bump(db, session, held_results=_json(held))
         session.held = held
 

@@ -6,6 +6,8 @@ import hashlib
 import json
 import re
 
+from violet.models.messages import JsonObject
+
 _LEAD = re.compile(r"^\s*(?:(?:please|can you|could you)\b[\s,]*)+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.DOTALL)
@@ -75,7 +77,7 @@ def block_text(content: object) -> str:
     return ""
 
 
-def json_object(text: str) -> dict | None:
+def json_object(text: str) -> JsonObject | None:
     try:
         value = json.loads(text)
     except ValueError:

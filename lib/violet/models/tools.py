@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 
 from violet.models.base import Tool
+from violet.models.messages import ContentBlock, JsonObject
 from violet.models.validation import strict_object
 
 MEMORY_HEADING = "## What you remember about this person"
@@ -56,7 +57,7 @@ SEND_EMAIL = "send_email"
 ASK_WORK_SESSION = "ask_work_session"
 
 
-def _text(description: str) -> dict:
+def _text(description: str) -> JsonObject:
     return {"type": "string", "description": description}
 
 
@@ -171,8 +172,8 @@ def memory_note(remembered: list[str]) -> str:
     return "\n".join([MEMORY_HEADING, *(memory_line(text) for text in remembered)])
 
 
-def is_memory_note(block: dict) -> bool:
-    return block.get("type") == "text" and block.get("text", "").startswith(MEMORY_HEADING)
+def is_memory_note(block: ContentBlock) -> bool:
+    return block["type"] == "text" and block["text"].startswith(MEMORY_HEADING)
 
 
 def promise_line(promise_id: str, text: str) -> str:
@@ -187,7 +188,7 @@ def page_result(title: str, text: str) -> str:
     return json.dumps({"title": title, "text": text}, ensure_ascii=False)
 
 
-def search_result(results: list[dict]) -> str:
+def search_result(results: list[dict[str, str]]) -> str:
     keep = ("title", "url", "snippet")
     return json.dumps(
         {"results": [{k: str(r.get(k, "")) for k in keep} for r in results]}, ensure_ascii=False
