@@ -23,6 +23,7 @@ from pathlib import Path
 import websockets
 
 from violet.identity import issue_token
+from violet.models import JsonObject
 from violet.settings import CommonSettings
 from violet_cli import sandbox_bench
 from violet_cli.economy import (
@@ -309,8 +310,8 @@ def render(
     turns: Distribution,
     per_second: float,
     economies: dict[str, Economy],
-    routing: dict,
-    memory: dict,
+    routing: JsonObject,
+    memory: JsonObject,
     trust: Figures,
 ) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d")

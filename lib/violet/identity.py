@@ -16,6 +16,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import jwt
@@ -66,7 +67,7 @@ def _internal_key(secret: str) -> str:
     return hmac.new(secret.encode(), _INTERNAL_KEY_LABEL, hashlib.sha256).hexdigest()
 
 
-def _claims(person: str, ttl_s: int) -> dict:
+def _claims(person: str, ttl_s: int) -> dict[str, Any]:
     if not person or not person.strip():
         raise ValueError("A person's name cannot be empty.")
     now = int(time.time())

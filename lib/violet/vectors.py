@@ -106,7 +106,7 @@ def _named(point: VectorPoint) -> dict[str, Any]:
     return vectors
 
 
-def _stored(point_id: object, payload: dict | None, vectors: object) -> StoredVectors:
+def _stored(point_id: object, payload: dict[str, Any] | None, vectors: object) -> StoredVectors:
     named = vectors if isinstance(vectors, dict) else {}
     context = named.get(CONTEXT)
     return StoredVectors(

@@ -29,6 +29,7 @@ from router.embedding import Embedder, Vector, card_vectors, similarities
 from router.features import CARD_FEATURES, Request, card_features, opening_features
 from router.learning import Choice, fit_choice, fit_logistic
 from router.scoring import Weights
+from violet.models import JsonObject
 
 CHOICE_RIDGE = 1.0
 OPENING_RIDGE = 0.03
@@ -289,7 +290,7 @@ def train(
     openings = OpeningFits(examples)
     features = list(CARD_FEATURES)
     progress("cross-validating by person")
-    report: dict = {
+    report: JsonObject = {
         "cases": len(prepared),
         "people": len({c.person for c in prepared}),
         "opening_examples": len(examples),

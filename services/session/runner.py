@@ -23,6 +23,7 @@ from session.updates import Update, Updates
 from violet.faults import fault_point
 from violet.identity import Identity, service_identity
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
+from violet.models import JsonObject
 from violet.telemetry import context_from, span_context_from
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,7 @@ class TurnRunner:
         said: str,
         answered: str,
         seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         """Memory capture runs beside the conversation, never in front of the next answer."""
         capture = asyncio.create_task(self._memory.capture(identity, said, answered, seqs, deeds))
