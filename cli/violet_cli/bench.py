@@ -15,7 +15,7 @@ import socket
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -280,7 +280,7 @@ def run_benchmarks(data: str, out: str) -> int:
 
 
 def render_economy(economies: dict[str, Economy]) -> str:
-    def row(name: str, value) -> str:  # type: ignore[no-untyped-def]
+    def row(name: str, value: Callable[[Economy], str]) -> str:
         return f"| {name} | " + " | ".join(value(e) for e in economies.values()) + " |"
 
     first = next(iter(economies.values()))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import grpc
 
@@ -35,11 +35,19 @@ class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
     def __init__(self, timeout_s: float) -> None:
         self.timeout_s = timeout_s
 
-    async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+    async def intercept_unary_unary(
+        self,
+        continuation: Callable[
+            [grpc.aio.ClientCallDetails, Any], Awaitable[grpc.aio.UnaryUnaryCall[Any, Any]]
+        ],
+        client_call_details: grpc.aio.ClientCallDetails,
+        request: Any,
+    ) -> grpc.aio.UnaryUnaryCall[Any, Any]:
+        # The details are a namedtuple at run time; the stubs declare a plain class.
         if client_call_details.timeout is None:
-            client_call_details = client_call_details._replace(timeout=self.timeout_s)
+            client_call_details = client_call_details._replace(timeout=self.timeout_s)  # type: ignore[attr-defined]
         if client_call_details.wait_for_ready is None:
-            client_call_details = client_call_details._replace(wait_for_ready=True)
+            client_call_details = client_call_details._replace(wait_for_ready=True)  # type: ignore[attr-defined]
         return await continuation(client_call_details, request)
 
 

@@ -299,7 +299,8 @@ class QdrantVectorStore:
             qdrant.KeywordIndexParams(type=qdrant.KeywordIndexType.KEYWORD, is_tenant=True),
         )
         info = await self._client.get_collection(self._collection)
-        size = info.config.params.vectors[TEXT].size  # type: ignore[index]
+        named = info.config.params.vectors
+        size = named[TEXT].size if isinstance(named, dict) and TEXT in named else None
         if size != dimension:
             raise VectorStoreError(
                 f"The Qdrant collection {self._collection} on {self._server} holds vectors of "

@@ -58,7 +58,7 @@ class Weights:
         return cls(**json.loads(path.read_text()))
 
 
-def _rounded(value):  # type: ignore[no-untyped-def]
+def _rounded(value: object) -> object:
     if isinstance(value, float):
         return float(f"{value:.6g}")
     if isinstance(value, list):

@@ -12,8 +12,10 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import insert, select, text, update
+from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -63,7 +65,7 @@ def _digest(text_: str) -> str:
     return hashlib.sha256(text_.encode()).hexdigest()
 
 
-def _row_to_message(row) -> Message:  # type: ignore[no-untyped-def]
+def _row_to_message(row: Row[Any]) -> Message:
     at = row.at if row.at.tzinfo else row.at.replace(tzinfo=UTC)
     return Message(
         row.seq, row.author, row.text, at, row.reply_to, row.client_id, row.trace_context
