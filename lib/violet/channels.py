@@ -26,9 +26,6 @@ SERVER_KEEPALIVE_OPTIONS = [
 ]
 
 
-Stub = TypeVar("Stub")
-
-
 class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
     """A deadline on every call, and waiting out a peer's restart within it instead of failing."""
 
@@ -58,6 +55,9 @@ def open_channel(address: str, timeout_s: float) -> grpc.aio.Channel:
         options=CHANNEL_OPTIONS,
         interceptors=[_Patient(timeout_s), *client_interceptors()],
     )
+
+
+Stub = TypeVar("Stub")
 
 
 class Peers:
