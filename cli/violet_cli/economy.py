@@ -47,7 +47,7 @@ from session.window import Window
 from violet import database
 from violet.channels import Peers
 from violet.identity import Identity
-from violet.models import make_model_client
+from violet.models import JsonObject, make_model_client
 from violet.models.offline_rules import WORK_VERB
 from violet.models.offline_text import strip_lead
 from violet.models.tools import RECORD_PROMISE, UPDATE_PREFIX, is_memory_note
@@ -74,7 +74,7 @@ class RecentSentences:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         if person_message:
             self._said.append(person_message)
@@ -175,7 +175,7 @@ class Economy:
     def cache_read_share(self) -> float:
         return self.read_tokens / self.prompt_tokens
 
-    def summary(self) -> dict:
+    def summary(self) -> JsonObject:
         return {
             "turns": self.turns,
             "size_ratio": round(self.size_ratio(), 3),
@@ -189,7 +189,7 @@ class Economy:
         }
 
 
-def figures(recorded: Sequence[dict], transcript: Sequence[Message]) -> Economy:
+def figures(recorded: Sequence[JsonObject], transcript: Sequence[Message]) -> Economy:
     """The figures of one conversation from its recorded requests (`{"body", "usage"}` each)."""
     mains = [r for r in recorded if _is_main(r["body"]) and r.get("usage")]
     folds = [r for r in recorded if (r["body"].get("tool_choice") or {}).get("name") == "fold"]
@@ -210,7 +210,7 @@ def figures(recorded: Sequence[dict], transcript: Sequence[Message]) -> Economy:
     return economy
 
 
-def stable_prefix(before: dict, after: dict) -> float:
+def stable_prefix(before: JsonObject, after: JsonObject) -> float:
     """The share of `after` (by characters) in leading blocks identical to `before`'s."""
     earlier, later = _sized_blocks(before), _sized_blocks(after)
     shared = 0
@@ -221,7 +221,7 @@ def stable_prefix(before: dict, after: dict) -> float:
     return shared / sum(size for _, size in later)
 
 
-def _sized_blocks(body: dict) -> list[tuple[str, int]]:
+def _sized_blocks(body: JsonObject) -> list[tuple[str, int]]:
     found = []
     for block in _blocks(body):
         text = json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True)
@@ -229,7 +229,7 @@ def _sized_blocks(body: dict) -> list[tuple[str, int]]:
     return found
 
 
-def _blocks(body: dict) -> list[dict]:
+def _blocks(body: JsonObject) -> list[JsonObject]:
     """Tools, system blocks and message blocks, in the order the API reads them."""
     system = body.get("system") or []
     blocks = [*(body.get("tools") or [])]
@@ -240,11 +240,11 @@ def _blocks(body: dict) -> list[dict]:
     return blocks
 
 
-def _is_main(body: dict) -> bool:
+def _is_main(body: JsonObject) -> bool:
     return any(tool["name"] == RECORD_PROMISE for tool in body.get("tools") or [])
 
 
-def _answers_person(body: dict) -> bool:
+def _answers_person(body: JsonObject) -> bool:
     """A main call that opens the turn answering the person (not a tool round, not a telling)."""
     last = body["messages"][-1]
     content = last["content"]
@@ -256,7 +256,7 @@ def _answers_person(body: dict) -> bool:
     return last["role"] == "user" and bool(texts) and not texts[0].startswith(UPDATE_PREFIX)
 
 
-def _prompt(usage: dict) -> int:
+def _prompt(usage: JsonObject) -> int:
     return (
         usage["input_tokens"]
         + usage["cache_creation_input_tokens"]
@@ -277,7 +277,7 @@ def _history_tokens(transcript: Sequence[Message]) -> Iterator[int]:
             yield total
 
 
-def _full_history(body: dict, history: int) -> int:
+def _full_history(body: JsonObject, history: int) -> int:
     """The call with the whole conversation instead of the summary, pins and window: its tools,
     instructions and notes, and every message so far."""
     system = body["system"]
@@ -357,7 +357,7 @@ def script_promises(url: str, every: int, keeps: bool) -> None:
     httpx.post(f"{url}/_control/promises", json=spec, timeout=10).raise_for_status()
 
 
-def recorded_requests(url: str) -> list[dict]:
+def recorded_requests(url: str) -> list[JsonObject]:
     answer = httpx.get(f"{url}/_control/requests", timeout=120)
     answer.raise_for_status()
     return answer.json()

@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
+from typing import Any
 
 import grpc
 from opentelemetry import context as otel_context
@@ -170,6 +171,11 @@ def shutdown_telemetry() -> None:
         meter_provider.shutdown()
 
 
+# A handler of any method's stream: its messages are of any type, and its context may be the
+# instrumentation's wrapper of the call's.
+StreamHandler = Callable[[Any, Any], AsyncGenerator[Any, None]]
+
+
 class _ServerInterceptor(OpenTelemetryAioServerInterceptor):
     """The instrumentation's server interceptor, with streamed replies traced step by step.
 
@@ -178,9 +184,13 @@ class _ServerInterceptor(OpenTelemetryAioServerInterceptor):
     be detached ("Failed to detach context"). Here the call's context is current only while the
     handler computes its next reply: attached and detached within that one step."""
 
-    def _intercept_aio_server_stream(self, behavior, handler_call_details):  # type: ignore[no-untyped-def]
-        async def stream(request, context):  # type: ignore[no-untyped-def]
-            metadata = {item.key: item.value for item in context.invocation_metadata() or ()}
+    def _intercept_aio_server_stream(
+        self, behavior: StreamHandler, handler_call_details: grpc.HandlerCallDetails
+    ) -> StreamHandler:
+        async def stream(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncGenerator[Any, None]:
+            metadata = {key: value for key, value in context.invocation_metadata() or ()}
             parent = extract(metadata)
             service, _, method = handler_call_details.method.lstrip("/").partition("/")
             span = self._tracer.start_span(

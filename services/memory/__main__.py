@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict
 from datetime import timedelta
 
+import grpc
+
 from memory.runtime import NAME, migrate, open_memory
 from memory.service import MemoryService
 from memory.settings import MemorySettings
@@ -33,7 +35,7 @@ async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
             )
         )
 
-        def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+        def register(server: grpc.aio.Server) -> list[str]:
             memory_pb2_grpc.add_MemoryServicer_to_server(service, server)
             return [memory_pb2.DESCRIPTOR.services_by_name["Memory"].full_name]
 

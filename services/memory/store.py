@@ -30,8 +30,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, Connection
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.deeds import Deed, from_json
 from memory.tables import captured_turns, memory_items, memory_people
@@ -58,18 +60,18 @@ def open_memory_engine(url: URL) -> AsyncEngine:
     return engine
 
 
-def _switch_to_service_role(connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _switch_to_service_role(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = connection.cursor()
     cursor.execute(f"SET ROLE {SERVICE_ROLE}")
     cursor.close()
     connection.commit()
 
 
-def _begin_explicitly(connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _begin_explicitly(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     connection.isolation_level = None
 
 
-def _begin_immediate(connection) -> None:  # type: ignore[no-untyped-def]
+def _begin_immediate(connection: Connection) -> None:
     # A SQLite transaction that reads and then writes fails at once ("database is locked") when
     # another writer committed in between; taking the write lock at the start makes it wait.
     connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -10,6 +10,8 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import grpc
+
 from router.runtime import NAME, migrate, open_router
 from router.service import RouterService
 from router.settings import RouterSettings
@@ -23,7 +25,7 @@ async def resources(settings: RouterSettings) -> AsyncIterator[Hosted]:
     async with open_router(settings) as router:
         service = RouterService(router, resolve_secret(settings.secret, settings.home))
 
-        def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+        def register(server: grpc.aio.Server) -> list[str]:
             router_pb2_grpc.add_RouterServicer_to_server(service, server)
             return [router_pb2.DESCRIPTOR.services_by_name["Router"].full_name]
 

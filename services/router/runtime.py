@@ -30,7 +30,8 @@ async def open_router(
     settings: RouterSettings, embedder: TextEmbedder | None = None
 ) -> AsyncIterator[Router]:
     """`embedder` replaces the shared one (evaluation memoises it); it must be the same model."""
-    embedder = embedder or await asyncio.to_thread(get_embedder)
+    if embedder is None:
+        embedder = await asyncio.to_thread(get_embedder)
     scorer = Scorer(Weights.load(), MODEL_ID, embedder.dim)
     engine = database.open_engine(database.sync_url(settings, NAME))
     vectors = await open_vector_store(settings, embedder.dim, NAME)

@@ -56,7 +56,11 @@ class RouterService(router_pb2_grpc.RouterServicer):
         self._router = router
         self._secret = secret
 
-    async def Route(self, request, context):  # type: ignore[no-untyped-def]
+    async def Route(
+        self,
+        request: router_pb2.RouteRequest,
+        context: grpc.aio.ServicerContext[router_pb2.RouteRequest, router_pb2.RouteDecision],
+    ) -> router_pb2.RouteDecision:
         identity = await authenticate(context, self._secret)
         text = request.request.strip()
         if not text:
@@ -68,14 +72,24 @@ class RouterService(router_pb2_grpc.RouterServicer):
             )
         return to_message(await self._router.route(identity.person, text))
 
-    async def UpdateCard(self, request, context):  # type: ignore[no-untyped-def]
+    async def UpdateCard(
+        self,
+        request: router_pb2.TopicCard,
+        context: grpc.aio.ServicerContext[router_pb2.TopicCard, router_pb2.UpdateCardReply],
+    ) -> router_pb2.UpdateCardReply:
         identity = await authenticate(context, self._secret)
         if not request.topic.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a card needs its topic")
         await self._router.update_card(identity.person, card_of(request))
         return router_pb2.UpdateCardReply()
 
-    async def ListDecisions(self, request, context):  # type: ignore[no-untyped-def]
+    async def ListDecisions(
+        self,
+        request: router_pb2.ListDecisionsRequest,
+        context: grpc.aio.ServicerContext[
+            router_pb2.ListDecisionsRequest, router_pb2.ListDecisionsReply
+        ],
+    ) -> router_pb2.ListDecisionsReply:
         identity = await authenticate(context, self._secret)
         limit = min(request.limit or DEFAULT_DECISIONS, MAX_DECISIONS)
         if limit < 0:

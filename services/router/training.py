@@ -30,6 +30,7 @@ from router.features import CARD_FEATURES, Request, card_features, opening_featu
 from router.learning import Choice, fit_choice, fit_logistic
 from router.scoring import Weights
 from violet.embedder import TextEmbedder
+from violet.models import JsonObject
 
 CHOICE_RIDGE = 1.0
 OPENING_RIDGE = 0.03
@@ -97,7 +98,11 @@ class Memo:
         missing = list(dict.fromkeys(t for t in texts if t not in self._stored))
         if missing:
             self._stored.update(zip(missing, self._embedder.embed(missing), strict=True))
-        return np.stack([self._stored[t] for t in texts]) if texts else np.zeros((0, self.dim))
+        return (
+            np.stack([self._stored[t] for t in texts])
+            if texts
+            else np.zeros((0, self.dim), dtype=np.float32)
+        )
 
     def embed_query(self, text: str) -> Vector:
         if text not in self._queries:
@@ -286,7 +291,7 @@ def train(
     openings = OpeningFits(examples)
     features = list(CARD_FEATURES)
     progress("cross-validating by person")
-    report: dict = {
+    report: JsonObject = {
         "cases": len(prepared),
         "people": len({c.person for c in prepared}),
         "opening_examples": len(examples),

@@ -8,6 +8,8 @@ import os
 import socket
 from collections.abc import AsyncIterator
 
+import grpc
+
 from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Fold
@@ -65,7 +67,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     if database.is_postgres(url):
         background.append(asyncio.create_task(feed.listen_postgres(url)))
 
-    def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+    def register(server: grpc.aio.Server) -> list[str]:
         session_pb2_grpc.add_SessionServicer_to_server(service, server)
         return [session_pb2.DESCRIPTOR.services_by_name["Session"].full_name]
 

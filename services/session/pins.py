@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import pins
 from violet.clock import Clock, utc_now
+from violet.database import rows_changed
 from violet.models.tools import PINNED_HEADING, approval_line, headed, promise_line
 
 Kind = Literal["promise", "approval", "work"]
@@ -122,7 +123,7 @@ class Pins:
                 .where(pins.c.closed_at.is_(None))
                 .values(closed_at=self._clock())
             )
-            return result.rowcount
+            return rows_changed(result)
 
 
 def pinned(open_pins: Sequence[Pin]) -> list[Pin]:

@@ -28,6 +28,7 @@ from violet.faults import fault_point
 from violet.identity import Identity, service_identity
 from violet.leases import Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
+from violet.models import JsonObject
 from violet.telemetry import context_from, span_context_from
 
 log = logging.getLogger(__name__)
@@ -216,7 +217,7 @@ class TurnRunner:
         said: str,
         answered: str,
         seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         """Memory capture runs beside the conversation, never in front of the next answer."""
         capture = asyncio.create_task(

@@ -50,13 +50,21 @@ class SessionService(session_pb2_grpc.SessionServicer):
         self._feed = feed
         self._secret = secret
 
-    async def Open(self, request, context):  # type: ignore[no-untyped-def]
+    async def Open(
+        self,
+        request: session_pb2.OpenRequest,
+        context: grpc.aio.ServicerContext[session_pb2.OpenRequest, session_pb2.OpenReply],
+    ) -> session_pb2.OpenReply:
         identity = await authenticate(context, self._secret)
         conversation = await self._conversations.conversation_of(identity.person)
         seq = await self._conversations.last_seq(conversation)
         return session_pb2.OpenReply(conversation=conversation.id, seq=seq)
 
-    async def Say(self, request, context):  # type: ignore[no-untyped-def]
+    async def Say(
+        self,
+        request: session_pb2.SayRequest,
+        context: grpc.aio.ServicerContext[session_pb2.SayRequest, session_pb2.SayReply],
+    ) -> session_pb2.SayReply:
         identity = await authenticate(context, self._secret)
         if not request.client_id or len(request.client_id) > MAX_CLIENT_ID:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a message needs a short id")
@@ -74,8 +82,10 @@ class SessionService(session_pb2_grpc.SessionServicer):
         self._runner.schedule(conversation)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
 
-    async def Follow(  # type: ignore[no-untyped-def]
-        self, request, context
+    async def Follow(
+        self,
+        request: session_pb2.FollowRequest,
+        context: grpc.aio.ServicerContext[session_pb2.FollowRequest, session_pb2.ConversationEvent],
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
         conversation = await self._conversations.conversation_of(identity.person)
@@ -94,7 +104,11 @@ class SessionService(session_pb2_grpc.SessionServicer):
         finally:
             self._feed.unsubscribe(conversation.id, activity)
 
-    async def Deliver(self, request, context):  # type: ignore[no-untyped-def]
+    async def Deliver(
+        self,
+        request: session_pb2.WorkUpdate,
+        context: grpc.aio.ServicerContext[session_pb2.WorkUpdate, session_pb2.DeliverReply],
+    ) -> session_pb2.DeliverReply:
         identity = await authenticate(context, self._secret)
         conversation = await self._conversations.conversation_of(identity.person)
         kind = request.WhichOneof("update")

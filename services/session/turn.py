@@ -18,7 +18,7 @@ from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
 from violet.metrics import ERRORS
-from violet.models import ModelClient, ModelError, Reply
+from violet.models import ModelClient, ModelError, ModelMessage, Reply, TextBlock
 from violet.models.tools import MAIN_TOOLS
 
 log = logging.getLogger(__name__)
@@ -106,8 +106,8 @@ class MainSession:
         self,
         conversation: Conversation,
         identity: Identity,
-        system: list[dict],
-        messages: list[dict],
+        system: list[TextBlock],
+        messages: list[ModelMessage],
         keys: CallKeys,
     ) -> str:
         reply: Reply | None = None

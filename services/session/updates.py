@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import updates
 from violet.clock import Clock, utc_now
+from violet.models import JsonObject
 from violet.telemetry import carrier
 
 Kind = Literal["result", "approval", "check_in"]
@@ -28,7 +29,7 @@ class Update:
     approval_ref: str | None = None
     trace_context: str | None = None
     # What Violet did for a result, as `violet.v1.Deed` JSON objects.
-    deeds: tuple[dict, ...] = ()
+    deeds: tuple[JsonObject, ...] = ()
 
 
 class Updates:
@@ -44,7 +45,7 @@ class Updates:
         kind: Kind,
         text: str,
         approval_ref: str | None = None,
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> bool:
         """Stores an update once per key; False when it was already there."""
         try:

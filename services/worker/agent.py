@@ -14,7 +14,14 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 
 from violet.faults import fault_point
-from violet.models import ModelClient, ModelError, ToolCall
+from violet.models import (
+    ContentBlock,
+    ModelClient,
+    ModelError,
+    ModelMessage,
+    ToolCall,
+    ToolResultBlock,
+)
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
 from violet.telemetry import links_to
@@ -23,7 +30,7 @@ from worker.deeds import deeds_of
 from worker.reporter import Reporter
 from worker.store import WorkStore
 from worker.store.requests import Request
-from worker.store.work_sessions import StaleWorkSession, WorkSession
+from worker.store.work_sessions import HeldResult, StaleWorkSession, WorkSession
 from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, activity_line
 
 log = logging.getLogger(__name__)
@@ -55,28 +62,28 @@ def open_calls(work_session: WorkSession) -> list[ToolCall]:
     return [
         ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
         for block in content
-        if isinstance(content, list) and block.get("type") == "tool_use"
+        if block["type"] == "tool_use"
     ]
 
 
-def reply_text(message: dict) -> str:
+def reply_text(message: ModelMessage) -> str:
     content = message["content"]
     if isinstance(content, str):
         return content
-    return "".join(block.get("text", "") for block in content if block.get("type") == "text")
+    return "".join(block["text"] for block in content if block["type"] == "text")
 
 
-def is_request(message: dict) -> bool:
+def is_request(message: ModelMessage) -> bool:
     return message["role"] == "user" and isinstance(message["content"], str)
 
 
-def this_request(messages: list[dict]) -> list[dict]:
+def this_request(messages: list[ModelMessage]) -> list[ModelMessage]:
     """The messages from the latest request on: the exchange of the request under way."""
     starts = [i for i, message in enumerate(messages) if is_request(message)]
     return messages[starts[-1] :] if starts else []
 
 
-def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
+def window(messages: list[ModelMessage], requests: int) -> tuple[list[ModelMessage], int]:
     """The messages from the start of the last `requests` requests, and how many requests were
     left out before them. A cut falls only before a request, never between a tool call and its
     result."""
@@ -86,8 +93,12 @@ def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
     return messages[starts[-requests] :], len(starts) - requests
 
 
-def _result_block(call: ToolCall, stored: dict) -> dict:
-    block = {"type": "tool_result", "tool_use_id": call.id, "content": stored["content"]}
+def _result_block(call: ToolCall, stored: HeldResult) -> ContentBlock:
+    block: ToolResultBlock = {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "content": stored["content"],
+    }
     if stored.get("is_error"):
         block["is_error"] = True
     return block

@@ -18,6 +18,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from violet.channels import Peers
 from violet.faults import fault_point
 from violet.identity import service_identity
+from violet.models import JsonObject
 from violet.v1 import deeds_pb2, router_pb2, router_pb2_grpc, session_pb2, session_pb2_grpc
 from worker.store.outbox import Outbox, Outgoing
 
@@ -119,7 +120,7 @@ class Reporter:
         await self._outbox.retry_later(outgoing.id, attempts, delay)
 
 
-def topic_card(payload: dict) -> router_pb2.TopicCard:
+def topic_card(payload: JsonObject) -> router_pb2.TopicCard:
     last_active = Timestamp()
     last_active.FromDatetime(datetime.fromisoformat(payload["last_active"]))
     return router_pb2.TopicCard(

@@ -24,7 +24,11 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
         self._runner = runner
         self._secret = secret
 
-    async def StartWork(self, request, context):  # type: ignore[no-untyped-def]
+    async def StartWork(
+        self,
+        request: worker_pb2.StartWorkRequest,
+        context: grpc.aio.ServicerContext[worker_pb2.StartWorkRequest, worker_pb2.StartWorkReply],
+    ) -> worker_pb2.StartWorkReply:
         identity = await authenticate(context, self._secret)
         text = request.request.strip()
         if not text or "\x00" in text:
@@ -51,7 +55,13 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
         self._runner.wake(topic, identity.person)
         return worker_pb2.StartWorkReply(topic=topic)
 
-    async def AnswerApproval(self, request, context):  # type: ignore[no-untyped-def]
+    async def AnswerApproval(
+        self,
+        request: worker_pb2.AnswerApprovalRequest,
+        context: grpc.aio.ServicerContext[
+            worker_pb2.AnswerApprovalRequest, worker_pb2.AnswerApprovalReply
+        ],
+    ) -> worker_pb2.AnswerApprovalReply:
         identity = await authenticate(context, self._secret)
         approval = await self._store.approvals.answer(
             identity.person, request.approval, request.approved

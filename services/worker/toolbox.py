@@ -13,13 +13,14 @@ import re
 from dataclasses import dataclass
 
 from violet.faults import fault_point
-from violet.models import ToolCall
+from violet.models import JsonObject, ToolCall
 from violet.models import tools as t
 from worker.folders import DocumentError, Folders
 from worker.mail import Email, Mailer, MailError, named_by_person, valid_address
 from worker.sandbox import Limits, Sandbox, SandboxUnavailable
 from worker.store import WorkStore
 from worker.store.approvals import Approval
+from worker.store.work_sessions import HeldResult
 from worker.web import Web, WebError
 
 INFORMATION = (
@@ -51,14 +52,14 @@ class ToolResult:
     content: str
     is_error: bool = False
 
-    def stored(self) -> dict:
+    def stored(self) -> HeldResult:
         return {"content": self.content, "is_error": self.is_error}
 
 
 @dataclass(frozen=True)
 class NeedsApproval:
     action: str
-    payload: dict
+    payload: JsonObject
     question: str
 
 
@@ -175,7 +176,7 @@ class Toolbox:
         except DocumentError as error:
             return failed(str(error))
 
-    def _hold_email(self, arguments: dict, asker: Asker) -> ToolResult | NeedsApproval:
+    def _hold_email(self, arguments: JsonObject, asker: Asker) -> ToolResult | NeedsApproval:
         email = Email(
             to=str(arguments.get("to", "")).strip(),
             subject=str(arguments.get("subject", "")).strip(),

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 
+from violet.models.messages import JsonObject
 from violet.text import PROMPT_STOP_WORDS
 
 _LEAD = re.compile(r"^\s*(?:(?:please|can you|could you)\b[\s,]*)+", re.IGNORECASE)
@@ -69,7 +70,7 @@ def block_text(content: object) -> str:
     return ""
 
 
-def json_object(text: str) -> dict | None:
+def json_object(text: str) -> JsonObject | None:
     try:
         value = json.loads(text)
     except ValueError:

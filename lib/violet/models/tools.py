@@ -37,6 +37,7 @@ import json
 from collections.abc import Iterable
 
 from violet.models.base import Tool
+from violet.models.messages import ContentBlock, JsonObject
 from violet.models.validation import strict_object
 
 SUMMARY_HEADING = "## Earlier in this conversation"
@@ -61,7 +62,7 @@ SEND_EMAIL = "send_email"
 ASK_WORK_SESSION = "ask_work_session"
 
 
-def _text(description: str) -> dict:
+def _text(description: str) -> JsonObject:
     return {"type": "string", "description": description}
 
 
@@ -195,8 +196,8 @@ def memory_note(remembered: list[str]) -> str:
     return headed(MEMORY_HEADING, (memory_line(text) for text in remembered))
 
 
-def is_memory_note(block: dict) -> bool:
-    return block.get("type") == "text" and block.get("text", "").startswith(MEMORY_HEADING)
+def is_memory_note(block: ContentBlock) -> bool:
+    return block["type"] == "text" and block["text"].startswith(MEMORY_HEADING)
 
 
 def promise_line(promise_id: str, text: str) -> str:
@@ -211,7 +212,7 @@ def page_result(title: str, text: str) -> str:
     return json.dumps({"title": title, "text": text}, ensure_ascii=False)
 
 
-def search_result(results: list[dict]) -> str:
+def search_result(results: list[dict[str, str]]) -> str:
     keep = ("title", "url", "snippet")
     return json.dumps(
         {"results": [{k: str(r.get(k, "")) for k in keep} for r in results]}, ensure_ascii=False

@@ -8,19 +8,27 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
 from violet.leases import Lease, LeaseColumns
+from violet.models import ModelMessage
 from worker.store.encoding import as_json
 from worker.tables import approvals, work_messages, work_requests, work_sessions
 
 WORK_SESSION_LEASE = LeaseColumns(
     work_sessions.c.id, work_sessions.c.lease_holder, work_sessions.c.lease_until
 )
+
+
+class HeldResult(TypedDict):
+    """A tool call's result, kept until every call of its step has one."""
+
+    content: str
+    is_error: bool
 
 
 class StaleWorkSession(Exception):
@@ -33,8 +41,8 @@ class WorkSession:
     person: str
     title: str
     version: int
-    held: dict[str, dict] = field(default_factory=dict)
-    messages: list[dict] = field(default_factory=list)
+    held: dict[str, HeldResult] = field(default_factory=dict)
+    messages: list[ModelMessage] = field(default_factory=list)
 
 
 class WorkSessions:
@@ -157,7 +165,7 @@ class WorkSessions:
         work_session.messages.extend(new)
 
     async def hold(
-        self, tx: AsyncSession, work_session: WorkSession, held: dict[str, dict]
+        self, tx: AsyncSession, work_session: WorkSession, held: dict[str, HeldResult]
     ) -> None:
         """Keeps the results of the round of tool calls gathered so far."""
         await self._bump(tx, work_session, held_results=as_json(held))
