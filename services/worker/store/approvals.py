@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
 from violet.database import rows_changed
+from violet.models import JsonObject
 from worker.store.encoding import as_json
 from worker.tables import approvals
 
@@ -24,7 +25,7 @@ class Approval:
     request_id: int
     tool_use_id: str
     action: str
-    payload: dict
+    payload: JsonObject
     question: str
     status: str
 
@@ -35,7 +36,7 @@ def new_approval(
     request_id: int,
     tool_use_id: str,
     action: str,
-    payload: dict,
+    payload: JsonObject,
     question: str,
 ) -> Approval:
     return Approval(

@@ -13,6 +13,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
+from violet.models import JsonObject
 from worker.store.encoding import as_json
 from worker.store.work_sessions import WorkSession
 from worker.tables import outbox
@@ -27,7 +28,7 @@ class Outgoing:
     topic: str
     kind: OutgoingKind
     key: str
-    payload: dict
+    payload: JsonObject
     attempts: int
 
 
@@ -37,7 +38,7 @@ class Send:
 
     kind: OutgoingKind
     key: str
-    payload: dict
+    payload: JsonObject
 
 
 class Outbox:
