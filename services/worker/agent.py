@@ -28,7 +28,11 @@ log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
 STARTING = "Looking into it"
-GAVE_UP = "I couldn't finish this: it took more steps than I may take for one request."
+GAVE_UP = (
+    "I couldn't finish this: it needs more work than I can do for one request. "
+    "Could you ask for one part of it at a time?"
+)
+FINISHED = "That's finished."
 MODEL_FAILED = "I couldn't finish this just now. Please ask again in a little while."
 EARLIER_HEADING = "## Earlier in this work"
 WORK_SYSTEM = """You do one piece of background work for a person, on behalf of Violet, their \
@@ -157,7 +161,7 @@ class WorkAgent:
         if reply.tool_calls:
             await self._store.record_reply(session, request, reply.content)
             return
-        outcome = reply.text.strip() or "Done."
+        outcome = reply.text.strip() or FINISHED
         await self._finish(session, request, outcome, [_assistant(outcome)])
 
     async def _system(self, session: WorkSession, left_out: int) -> list[dict]:

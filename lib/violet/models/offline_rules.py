@@ -82,6 +82,11 @@ ASKED = (
     "I don't know that offhand, but I can look it up for you if you like.",
 )
 DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
+FINISHED = "That's finished."
+# A page's first lines without an end stop and this short are its headings, not its sentences.
+_HEADING_MAX_WORDS = 8
+_ENDS_SENTENCE = re.compile(r"[.!?…:;\"”)]$")
+_TITLE_LEAD = re.compile(r"^(?:of|about|for|on|called|named)\s+", re.IGNORECASE)
 
 
 @dataclass
@@ -196,10 +201,9 @@ def retell(text: str) -> str:
     told = []
     for note in _UPDATE_SPLIT.split(text)[1:]:
         note = re.sub(r"^done\b\W*", "", squash(note), flags=re.IGNORECASE)
-        if not note:
-            continue
-        told.append(note if note.endswith("?") else f"Done: {note}")
-    return "\n".join(told) or "Done."
+        if note:
+            told.append(note[:1].upper() + note[1:])
+    return "\n".join(told) or FINISHED
 
 
 def yes_or_no(words: str) -> str | None:
@@ -327,15 +331,16 @@ def plan(words: str) -> tuple[str, dict]:
 
 
 def document(kind: str, rest: str) -> tuple[str, str]:
-    """A file name and content for `write a note/list ...`: the words before a colon name it,
-    the words after it are the body (all of them when there is no colon)."""
+    """A file name and content for `write a note/list ...`: the words before a colon name it
+    and are its title, the words after it are the body (all of them when there is no colon)."""
     rest = rest.strip()
     title, colon, body = rest.partition(":")
     if not colon:
         title, body = " ".join(rest.split()[:5]), rest
     slug = re.findall(r"[a-z0-9]+", title.lower())[:6]
     name = "-".join([kind, *slug])[:60].rstrip("-") + ".md"
-    heading = " ".join([kind.capitalize(), squash(title)]).strip()
+    title = _TITLE_LEAD.sub("", squash(title))
+    heading = title[:1].upper() + title[1:] if title else kind.capitalize()
     if kind == "list":
         items = [i.strip(" .") for i in re.split(r",|;|\n|\band\b", body) if i.strip(" .")]
         text = "\n".join(f"- {item}" for item in items)
@@ -345,8 +350,8 @@ def document(kind: str, rest: str) -> tuple[str, str]:
 
 
 def work_result(turn: Turn) -> str:
-    """What a work session reports once its tool call has a result. Tool results are data:
-    only quoted, never followed."""
+    """What a work session reports once its tool call has a result, in Violet's voice: what was
+    made, or what failed and why. Tool results are data: only quoted, never followed."""
     call = next((c for c in turn.calls if c.get("id") in turn.results), None)
     if call is None:
         return "I couldn't finish that: no result came back."
@@ -354,27 +359,74 @@ def work_result(turn: Turn) -> str:
     tool_input = call.get("input") or {}
     report = _REPORTS.get(call.get("name", ""))
     if report is None:
-        return "Done." if not failed else "That didn't work."
+        return f"That didn't work: {why(result)}" if failed else FINISHED
     return report(tool_input, result, failed)
 
 
+def why(reason: str, subject: str = "") -> str:
+    """A tool's error as the reason clause after a colon: `subject` at its start becomes "it",
+    and a capital is dropped unless it starts a name."""
+    reason = squash(reason).rstrip(".")
+    if subject and reason.startswith(subject):
+        reason = "it" + reason[len(subject) :]
+    elif reason[:2].istitle() and not reason.startswith("I "):
+        reason = reason[:1].lower() + reason[1:]
+    return f"{reason or 'something went wrong'}."
+
+
+def opening_sentence(text: str) -> str:
+    """The first sentence of a page or document, past the headings above it."""
+    lines = [squash(line) for line in text.splitlines() if line.strip()]
+    while len(lines) > 1 and _is_heading(lines[0]):
+        lines.pop(0)
+    return first_sentence(" ".join(lines).lstrip("#- "))
+
+
+def _is_heading(line: str) -> bool:
+    return line.startswith("#") or (
+        len(line.split()) <= _HEADING_MAX_WORDS and not _ENDS_SENTENCE.search(line)
+    )
+
+
+def document_title(name: str, text: str = "") -> str:
+    """What a person calls a document: its heading, else its name without kind and suffix."""
+    heading = next((line for line in text.splitlines() if line.strip()), "").strip()
+    if heading.startswith("#"):
+        return squash(heading.lstrip("# ")) or name
+    stem = re.sub(r"\.(md|txt|csv)$", "", name, flags=re.IGNORECASE)
+    words = re.sub(r"^(note|list)[-_ ]+", "", stem, flags=re.IGNORECASE).replace("-", " ")
+    words = squash(words.replace("_", " ")) or stem
+    return words[:1].upper() + words[1:]
+
+
+def _document_kind(name: str) -> str:
+    lowered = name.lower()
+    return "list" if lowered.startswith("list") else "note" if lowered.startswith("note") else ""
+
+
 def _page_report(tool_input: dict, result: str, failed: bool) -> str:
-    url = tool_input.get("url", "the page")
+    url = str(tool_input.get("url", "the page"))
     page = json_object(result)
     if failed or page is None:
-        return f"I couldn't open {url}."
-    title = squash(str(page.get("title") or "")) or url
-    sentence = first_sentence(str(page.get("text") or "")) or "the page has no text."
-    return f'"{title}": {sentence}'
+        return f"I couldn't open {url}: {why(result, url)}"
+    title = squash(str(page.get("title") or ""))
+    named = f'The page "{title}"' if title else f"The page at {url}"
+    sentence = opening_sentence(str(page.get("text") or ""))
+    return f"{named} says: {sentence}" if sentence else f"{named} has no text."
 
 
 def _reading_report(tool_input: dict, result: str, failed: bool) -> str:
-    name = tool_input.get("name", "the document")
+    name = str(tool_input.get("name", "the document"))
     document = json_object(result)
     if failed or document is None:
-        return f'I couldn\'t read "{name}".'
-    sentence = first_sentence(str(document.get("text") or "")) or "it is empty."
-    return f'"{document.get("name") or name}": {sentence}'
+        reason = why(result, f'"{name}"')
+        return f'I couldn\'t read "{document_title(name)}": {reason}'
+    found = str(document.get("name") or name)
+    text = str(document.get("text") or "")
+    kind = _document_kind(found) or "document"
+    titled = f'Your {kind} "{document_title(found, text)}"'
+    sentence = opening_sentence(text.split("\n", 1)[1] if text.startswith("#") else text)
+    return f"{titled} says: {sentence}" if sentence else f"{titled} is empty."
 
 
 def _python_report(tool_input: dict, result: str, failed: bool) -> str:
@@ -383,36 +435,45 @@ def _python_report(tool_input: dict, result: str, failed: bool) -> str:
     run = json_object(result)
     output = str(run.get("stdout", "")) if run else result
     lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if failed and not run:
+        return f"I couldn't calculate {expr}: {why(result)}"
     if failed or (run and run.get("exit_code", 0) != 0) or not lines:
-        return f"I couldn't calculate {expr}."
+        problem = str(run.get("stderr", "")) if run else ""
+        reason = (
+            "it divides by zero"
+            if "ZeroDivisionError" in problem
+            else "it isn't a sum I can work out"
+        )
+        return f"I couldn't calculate {expr}: {reason}."
     return f"The result of {expr} is {lines[-1]}."
 
 
 def _document_report(tool_input: dict, result: str, failed: bool) -> str:
     saved = json_object(result) or {}
     name = str(saved.get("name") or tool_input.get("name", "the document"))
+    content = str(tool_input.get("content", ""))
+    kind = _document_kind(name) or _document_kind(str(tool_input.get("name", ""))) or "note"
+    title = document_title(name, content)
     if failed:
-        return f'I couldn\'t write "{name}".'
-    kind = "list" if str(tool_input.get("content", "")).startswith("# List") else "note"
-    return f'I wrote the {kind} "{name}" and put it in your documents.'
+        return f'I couldn\'t write your {kind} "{title}": {why(result)}'
+    return f'I wrote your {kind} "{title}" and put it in your documents.'
 
 
 def _email_report(tool_input: dict, result: str, failed: bool) -> str:
+    to = tool_input.get("to", "them")
     reply = json_object(result)
-    sent = not failed and (
+    if failed:
+        return f"I couldn't send the email to {to}: {why(result, str(to))}"
+    sent = (
         reply.get("sent") is True if reply and "sent" in reply else "not sent" not in result.lower()
     )
-    return (
-        f"Sent the email to {tool_input.get('to', 'them')}."
-        if sent
-        else ("I didn't send the email.")
-    )
+    return f"Sent the email to {to}." if sent else f"As you asked, I didn't send the email to {to}."
 
 
 def _search_report(tool_input: dict, result: str, failed: bool) -> str:
     query = tool_input.get("query", "")
     if failed:
-        return f'I couldn\'t search for "{query}" just now.'
+        return f'I couldn\'t search for "{query}": {why(result)}'
     found = json_object(result)
     hits = found.get("results") if found else None
     top = next((h for h in hits or [] if isinstance(h, dict)), None)
