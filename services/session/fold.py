@@ -18,6 +18,7 @@ from session.pins import Pins, check_in, overdue
 from session.transcript import Conversation, Transcript
 from session.updates import Updates
 from session.window import Window
+from violet.language import detect
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
 
@@ -54,6 +55,7 @@ class Folder:
         if not self._window.fold_due(len(live)):
             return FoldResult(folded=False)
         older, carried = self._window.split(live)
+        language = detect([m.text for m in live if m.author == "you"])
         carry_from = carried[0].seq if carried else live[-1].seq + 1
         summary = await self._transcript.summary_of(conversation.id)
         promises = await self._pins.open(conversation.id, "promise")
@@ -75,15 +77,19 @@ class Folder:
                 return FoldResult(folded=False, failed=True)
             await self._transcript.roll_over(conversation.id, summary, carry_from, self._replica)
             return FoldResult(
-                folded=False, forced=True, failed=True, asked=await self._ask(conversation)
+                folded=False,
+                forced=True,
+                failed=True,
+                asked=await self._ask(conversation, language),
             )
         kept = set(result.kept)
         await self._pins.close(conversation.id, [pin.id for pin in promises if pin.text in kept])
         await self._transcript.roll_over(conversation.id, result.summary, carry_from, self._replica)
-        return FoldResult(folded=True, asked=await self._ask(conversation))
+        return FoldResult(folded=True, asked=await self._ask(conversation, language))
 
-    async def _ask(self, conversation: Conversation) -> int:
-        """Turns each overdue promise into a question for the person; how many there were."""
+    async def _ask(self, conversation: Conversation, language: str) -> int:
+        """Turns each overdue promise into a question for the person, in their `language`; how
+        many there were."""
         open_pins = await self._pins.open(conversation.id)
         promises = [pin for pin in open_pins if pin.kind == "promise"]
         if not promises:
@@ -93,7 +99,11 @@ class Folder:
         due = overdue(open_pins, folds)
         for pin in due:
             await self._updates.store(
-                conversation.id, f"check-in:{pin.id}", pin.id, "check_in", check_in(pin)
+                conversation.id,
+                f"check-in:{pin.id}",
+                pin.id,
+                "check_in",
+                check_in(pin, language),
             )
             await self._pins.close(conversation.id, [pin.id])
         return len(due)

@@ -15,6 +15,7 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 
 from violet.faults import fault_point
+from violet.language import detect, phrase
 from violet.models import ModelClient, ModelError, ToolCall
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
@@ -27,13 +28,39 @@ from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, a
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
-STARTING = "Looking into it"
-GAVE_UP = (
-    "I couldn't finish this: it needs more work than I can do for one request. "
-    "Could you ask for one part of it at a time?"
-)
-FINISHED = "That's finished."
-MODEL_FAILED = "I couldn't finish this just now. Please ask again in a little while."
+STARTING = {
+    "en": "Looking into it",
+    "pt": "Vendo isso agora",
+    "es": "Mirándolo ahora",
+    "fr": "Je regarde ça",
+    "de": "Ich sehe mir das an",
+}
+GAVE_UP = {
+    "en": "I couldn't finish this: it needs more work than I can do for one request. "
+    "Could you ask for one part of it at a time?",
+    "pt": "Não consegui terminar isto: precisa de mais trabalho do que posso fazer num só "
+    "pedido. Pode pedir uma parte de cada vez?",
+    "es": "No he podido terminarlo: necesita más trabajo del que puedo hacer en una sola "
+    "petición. ¿Puedes pedirlo por partes?",
+    "fr": "Je n'ai pas pu finir : il faut plus de travail que je ne peux en faire pour une "
+    "seule demande. Pouvez-vous la faire par parties ?",
+    "de": "Das konnte ich nicht fertigstellen: Es ist mehr Arbeit, als ich für eine Anfrage "
+    "tun kann. Können Sie es in Teilen anfragen?",
+}
+FINISHED = {
+    "en": "That's finished.",
+    "pt": "Está pronto.",
+    "es": "Ya está hecho.",
+    "fr": "C'est fait.",
+    "de": "Das ist erledigt.",
+}
+MODEL_FAILED = {
+    "en": "I couldn't finish this just now. Please ask again in a little while.",
+    "pt": "Não consegui terminar isto agora. Peça de novo daqui a pouco.",
+    "es": "No he podido terminarlo ahora. Pídemelo de nuevo dentro de un rato.",
+    "fr": "Je n'ai pas pu finir pour l'instant. Redemandez-moi dans un moment.",
+    "de": "Das konnte ich gerade nicht fertigstellen. Fragen Sie bitte gleich noch einmal.",
+}
 EARLIER_HEADING = "## Earlier in this work"
 WORK_SYSTEM = """You do one piece of background work for a person, on behalf of Violet, their \
 personal assistant. Every user turn in plain text is the person's own request: do it with your \
@@ -125,7 +152,8 @@ class WorkAgent:
 
     async def _step(self, session: WorkSession, request: Request) -> bool:
         if request.status == "pending":
-            await self._reporter.activity(session.person, session.id, STARTING)
+            starting = phrase(STARTING, await self._language(session))
+            await self._reporter.activity(session.person, session.id, starting)
             await self._store.begin(session, request, {"role": "user", "content": request.text})
             return True
         calls = open_calls(session)
@@ -142,7 +170,8 @@ class WorkAgent:
 
     async def _think(self, session: WorkSession, request: Request) -> None:
         if request.steps >= self._max_steps:
-            await self._finish(session, request, GAVE_UP, [_assistant(GAVE_UP)])
+            gave_up = phrase(GAVE_UP, await self._language(session))
+            await self._finish(session, request, gave_up, [_assistant(gave_up)])
             return
         messages, left_out = window(session.messages, self._window_requests)
         try:
@@ -156,12 +185,13 @@ class WorkAgent:
             )
         except ModelError as error:
             log.warning("the work model failed", extra={"error": str(error)})
-            await self._finish(session, request, MODEL_FAILED, [_assistant(MODEL_FAILED)])
+            failed = phrase(MODEL_FAILED, await self._language(session))
+            await self._finish(session, request, failed, [_assistant(failed)])
             return
         if reply.tool_calls:
             await self._store.record_reply(session, request, reply.content)
             return
-        outcome = reply.text.strip() or FINISHED
+        outcome = reply.text.strip() or phrase(FINISHED, await self._language(session))
         await self._finish(session, request, outcome, [_assistant(outcome)])
 
     async def _system(self, session: WorkSession, left_out: int) -> list[dict]:
@@ -182,8 +212,10 @@ class WorkAgent:
             if call.name == t.SEND_EMAIL:
                 waiting |= not await self._email(session, request, call)
                 continue
-            await self._reporter.activity(session.person, session.id, activity_line(call))
-            result = await self._run_tool(call, await self._asker(session))
+            asker = await self._asker(session)
+            line = activity_line(call, detect(asker.requests))
+            await self._reporter.activity(session.person, session.id, line)
+            result = await self._run_tool(call, asker)
             assert isinstance(result, ToolResult)
             fault_point("worker.tool_ran")
             await self._store.hold_result(session, call.id, result.stored())
@@ -198,8 +230,10 @@ class WorkAgent:
         """True once the email's outcome is the call's result; False while it waits."""
         approval = await self._store.approval_for(session.id, call.id)
         if approval is None:
-            await self._reporter.activity(session.person, session.id, activity_line(call))
-            checked = await self._run_tool(call, await self._asker(session))
+            asker = await self._asker(session)
+            line = activity_line(call, detect(asker.requests))
+            await self._reporter.activity(session.person, session.id, line)
+            checked = await self._run_tool(call, asker)
             if isinstance(checked, ToolResult):
                 await self._store.hold_result(session, call.id, checked.stored())
                 return True
@@ -209,7 +243,8 @@ class WorkAgent:
             return False
         if approval.status == "approved":
             fault_point("worker.email_approved")
-            await self._reporter.activity(session.person, session.id, SENDING)
+            sending = phrase(SENDING, await self._language(session))
+            await self._reporter.activity(session.person, session.id, sending)
             result = await self._toolbox.carry_out(approval)
         elif approval.status == "sending":
             # Claimed by a run that stopped while handing it to the relay: it may have gone,
@@ -245,6 +280,10 @@ class WorkAgent:
             await self._card(session, request.text, waiting),
         )
         self._reporter.wake()
+
+    async def _language(self, session: WorkSession) -> str:
+        """The person's language, from their requests to this work session."""
+        return detect(await self._store.requests_of(session.id))
 
     async def _asker(self, session: WorkSession) -> Asker:
         requests = await self._store.requests_of(session.id)

@@ -11,6 +11,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from violet.language import detect, phrase
+from violet.models import offline_phrases as say
 from violet.models import tools as t
 from violet.models.base import Tier
 from violet.models.offline_structured import facts
@@ -64,24 +66,12 @@ _SEARCH_VERB = re.compile(
 )
 _PROMISE_LINE = re.compile(r"^-\s*(promise|approval)\s+(\S+?):\s*(.*)$", re.IGNORECASE)
 _UPDATE_SPLIT = re.compile(r"(?im)^\s*\[update\]\s*")
-_YES = frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"})
-_NO = frozenset({"no", "nope"})
+# Yes and no in each language Violet follows (`violet.language`).
+_YES = frozenset(
+    {"yes", "yeah", "yep", "sure", "ok", "okay", "sim", "claro", "sí", "si", "vale", "oui", "ja"}
+)
+_NO = frozenset({"no", "nope", "não", "nao", "non", "nein"})
 
-ON_IT = "I'm on it: I'll tell you as soon as it's done."
-FRIENDLY = (
-    "Thanks for telling me. Is there anything I can do for you?",
-    "I'm here whenever you need me. Just say what you'd like.",
-    "Good to hear from you! Let me know if I can help with something.",
-    "All right. If you'd like me to look something up, just ask.",
-    "I see. What else is on your mind?",
-)
-# For a question that is not about the person: never a thank-you.
-ASKED = (
-    "I'm not sure about that one. If you'd like, ask me to look it up and I'll find out.",
-    "Good question! Ask me to look it up and I'll find out for you.",
-    "I don't know that offhand, but I can look it up for you if you like.",
-)
-DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 FINISHED = "That's finished."
 # A page's first lines without an end stop and this short are its headings, not its sentences.
 _HEADING_MAX_WORDS = 8
@@ -104,13 +94,27 @@ def respond(
 ) -> list[dict]:
     ids = _ToolIds(messages)
     turn = last_turn(messages)
+    language = person_language(messages)
     if tier == "work":
         if turn.text is None:
             return [_text(work_result(turn))]
         return work_step(turn.text, offered, ids)
     if turn.text is None:
-        return [_text(after_tools(turn))]
-    return answer_person(turn.text, reading(system, messages), offered, ids)
+        return [_text(after_tools(turn, language))]
+    return answer_person(turn.text, reading(system, messages), offered, ids, language)
+
+
+def person_language(messages: list[dict]) -> str:
+    """The language of the person's own words in the conversation: update notes, memory notes
+    and tool results are not theirs."""
+    said = [
+        _UPDATE_SPLIT.split(block["text"])[0]
+        for message in messages
+        if message.get("role") == "user"
+        for block in _blocks(message)
+        if block.get("type") == "text" and not t.is_memory_note(block)
+    ]
+    return detect(said)
 
 
 def reading(system: str, messages: list[dict]) -> str:
@@ -173,7 +177,9 @@ class _ToolIds:
 # --- the main conversation -------------------------------------------------------------------
 
 
-def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolIds) -> list[dict]:
+def answer_person(
+    text: str, system: str, offered: Collection[str], ids: _ToolIds, language: str = "en"
+) -> list[dict]:
     if _UPDATE_SPLIT.search(text):
         return [_text(retell(text))]
     words = strip_lead(text)
@@ -188,10 +194,10 @@ def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolId
             blocks.append(ids.call(t.RECORD_PROMISE, {"text": promise}))
         return blocks
     if _MEMORY_QUESTION.match(words):
-        return [_text(recall_answer(words, system))]
+        return [_text(recall_answer(words, system, language))]
     if facts(text):
-        return [_text("Thanks, I'll remember that.")]
-    replies = ASKED if _ASKING.search(words) else FRIENDLY
+        return [_text(phrase(say.WILL_REMEMBER, language))]
+    replies = phrase(say.ASKED if _ASKING.search(words) else say.FRIENDLY, language)
     return [_text(replies[stable_index(squash(words).lower(), len(replies))])]
 
 
@@ -210,7 +216,7 @@ def yes_or_no(words: str) -> str | None:
     lowered = words.lower().strip()
     if lowered.startswith("go ahead"):
         return "yes"
-    tokens = re.findall(r"[a-z']+", lowered)
+    tokens = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", lowered)
     if not tokens or len(tokens) > 6:
         return None
     if tokens[0] in _YES:
@@ -248,7 +254,7 @@ def remembered(system: str) -> list[str]:
     return [line[1:].strip() for line in section(system, t.MEMORY_HEADING) if line.startswith("-")]
 
 
-def recall_answer(asked: str, system: str) -> str:
+def recall_answer(asked: str, system: str, language: str = "en") -> str:
     """Quotes the remembered item that shares most words with the question, counting only its
     sentences that state something."""
     wanted = content_words(asked)
@@ -258,8 +264,8 @@ def recall_answer(asked: str, system: str) -> str:
         if shared > overlap:
             best, overlap = item, shared
     if not best:
-        return DONT_KNOW
-    return f'Here\'s what I remember: "{best}".'
+        return phrase(say.DONT_KNOW, language)
+    return f'{phrase(say.REMEMBERED, language)}"{best}".'
 
 
 def told(item: str) -> list[str]:
@@ -270,7 +276,7 @@ def told(item: str) -> list[str]:
     ]
 
 
-def after_tools(turn: Turn) -> str:
+def after_tools(turn: Turn, language: str = "en") -> str:
     """The short answer once the main conversation's tool calls have their results."""
     by_name = {call.get("name"): call for call in turn.calls}
 
@@ -278,19 +284,17 @@ def after_tools(turn: Turn) -> str:
         return turn.results.get(by_name[name].get("id", ""), ("", False))[1]
 
     if t.START_WORK in by_name:
-        if failed(t.START_WORK):
-            return "I couldn't start on that just now. Please try again in a moment."
-        return ON_IT
+        return phrase(say.START_FAILED if failed(t.START_WORK) else say.ON_IT, language)
     if t.ANSWER_APPROVAL in by_name:
         if failed(t.ANSWER_APPROVAL):
-            return "I couldn't pass that on just now. Please try again."
+            return phrase(say.PASS_FAILED, language)
         yes = by_name[t.ANSWER_APPROVAL].get("input", {}).get("answer") == "yes"
-        return "All right, I'll go ahead." if yes else "All right, I won't."
+        return phrase(say.GOING_AHEAD if yes else say.WONT, language)
     if t.KEEP_PROMISE in by_name:
-        return "Good, that's taken care of."
+        return phrase(say.TAKEN_CARE_OF, language)
     if t.RECORD_PROMISE in by_name:
-        return "I'll keep that in mind."
-    return "All right."
+        return phrase(say.KEEP_IN_MIND, language)
+    return phrase(say.ALL_RIGHT, language)
 
 
 # --- work sessions ---------------------------------------------------------------------------
