@@ -6,14 +6,18 @@ services can share one PostgreSQL database or use one each.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from importlib import resources
 from pathlib import Path
+from typing import Any, Protocol, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy import MetaData, event
+from sqlalchemy.engine import URL, Connection, CursorResult, Result, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from violet.settings import CommonSettings
 
@@ -62,7 +66,7 @@ def open_engine(url: URL) -> AsyncEngine:
     return engine
 
 
-def _tune_sqlite(connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _tune_sqlite(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     # WAL lets readers work beside the one writer; replicas in other processes wait, not fail.
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -71,11 +75,37 @@ def _tune_sqlite(connection, _record) -> None:  # type: ignore[no-untyped-def]
     cursor.close()
 
 
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE changed. A session's `execute` is typed as returning a
+    plain `Result`; for those statements it is a `CursorResult`, which counts them."""
+    return cast(CursorResult[Any], result).rowcount
+
+
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-def run_migrations(context, target_metadata) -> None:  # type: ignore[no-untyped-def]
+class Alembic(Protocol):
+    """What a migration run uses of `alembic.context`: the module that proxies the running
+    environment."""
+
+    config: Config
+
+    def configure(
+        self,
+        *,
+        connection: Connection,
+        target_metadata: MetaData,
+        version_table: str,
+        render_as_batch: bool,
+    ) -> None: ...
+
+    def begin_transaction(self) -> AbstractContextManager[Any]: ...
+
+    def run_migrations(self) -> None: ...
+
+
+def run_migrations(context: Alembic, target_metadata: MetaData) -> None:
     """The body of every service's Alembic `env.py` (online mode only)."""
     from sqlalchemy import create_engine, pool
 

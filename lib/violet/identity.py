@@ -20,6 +20,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import jwt
@@ -71,7 +72,7 @@ def _internal_key(secret: str) -> str:
     return hmac.new(secret.encode(), _INTERNAL_KEY_LABEL, hashlib.sha256).hexdigest()
 
 
-def _claims(person: str, ttl_s: int) -> dict:
+def _claims(person: str, ttl_s: int) -> dict[str, Any]:
     if not person or not person.strip():
         raise ValueError("A person's name cannot be empty.")
     now = int(time.time())
@@ -127,7 +128,7 @@ async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identi
     """The person an internal call is for, from its internal bearer token; aborts the call
     otherwise (a device token included)."""
     for key, value in context.invocation_metadata() or ():
-        if key == METADATA_KEY and value.startswith("Bearer "):
+        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
             try:
                 return verify_internal_token(value.removeprefix("Bearer "), secret)
             except Unauthorized as error:
