@@ -36,7 +36,7 @@ from sqlalchemy.engine import make_url
 from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Fold
-from session.peers import MemoryClient
+from session.memory_client import MemoryClient
 from session.pins import Pin
 from session.runner import Delivery, Replica, TurnRunner
 from session.store import ConversationStore

@@ -13,7 +13,7 @@ import grpc
 from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Fold
-from session.peers import MemoryClient
+from session.memory_client import MemoryClient
 from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
 from session.settings import SessionSettings

@@ -110,10 +110,10 @@ class Pins:
                 .where(pins.c.closed_at.is_(None))
                 .values(closed_at=self._clock())
             )
-            changed = rows_changed(result)
-            if changed and also is not None:
+            closed = rows_changed(result)
+            if closed and also is not None:
                 await also(tx)
-            return changed
+            return closed
 
     async def close_ref(self, conversation_id: str, kind: Kind, ref: str) -> int:
         async with self._database() as tx, tx.begin():

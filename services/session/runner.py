@@ -17,8 +17,8 @@ from opentelemetry import trace
 from session.conversations import Conversation
 from session.feed import Feed
 from session.fold import Fold
+from session.memory_client import MemoryClient
 from session.model_conversations import ModelConversation
-from session.peers import MemoryClient
 from session.store import ConversationStore
 from session.transcript import Message
 from session.turn import MainSession

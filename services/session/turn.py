@@ -10,7 +10,7 @@ from session.actions import MainActions
 from session.context import as_said, main_prompt
 from session.conversations import Conversation
 from session.effects import CallKeys
-from session.peers import MemoryClient
+from session.memory_client import MemoryClient
 from session.pins import Pins, pinned
 from session.transcript import Message
 from session.turn_context import TurnContext

@@ -17,6 +17,7 @@ from violet.faults import fault_point
 from violet.language import detect, phrase
 from violet.models import (
     ContentBlock,
+    JsonObject,
     ModelClient,
     ModelError,
     ModelMessage,
@@ -312,13 +313,15 @@ class WorkAgent:
         requests = await self._store.requests.texts_of(work_session.id)
         return Asker(work_session.id, work_session.person, requests)
 
-    async def _card(self, work_session: WorkSession, last_request: str, last_outcome: str) -> dict:
+    async def _card(
+        self, work_session: WorkSession, last_request: str, last_outcome: str
+    ) -> JsonObject:
         history = await self._store.requests.outcomes(work_session.id)
         at = self._store.clock()
         return card(work_session.id, work_session.title, history, last_request, last_outcome, at)
 
     async def _finish(
-        self, work_session: WorkSession, request: Request, outcome: str, closing: list[dict]
+        self, work_session: WorkSession, request: Request, outcome: str, closing: list[ModelMessage]
     ) -> None:
         finished = await self._card(work_session, request.text, outcome)
         deeds = deeds_of(this_request(work_session.messages), request.text)
@@ -327,5 +330,5 @@ class WorkAgent:
         self._reporter.wake()
 
 
-def _assistant(text: str) -> dict:
+def _assistant(text: str) -> ModelMessage:
     return {"role": "assistant", "content": [{"type": "text", "text": text}]}

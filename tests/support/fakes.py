@@ -17,6 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from violet import database
 from violet.identity import Identity
 from violet.models import (
+    ContentBlock,
+    JsonObject,
+    ModelMessage,
     ModelUnavailable,
     OfflineModelClient,
     Reply,
@@ -43,7 +46,7 @@ async def session_tables(folder: Path) -> AsyncIterator[async_sessionmaker[Async
         await engine.dispose()
 
 
-def _reply(content: list[dict]) -> Reply:
+def _reply(content: list[ContentBlock]) -> Reply:
     stop = "tool_use" if any(block["type"] == "tool_use" for block in content) else "end_turn"
     return reply_from_blocks(content, stop, Usage("fake", 0, 0, 0.0))
 
@@ -59,7 +62,7 @@ class FakeModel:
     ledger: UsageLedger = field(default_factory=UsageLedger)
     failing: set[str] = field(default_factory=set)  # REPLY or structured call names that fail
     calls: list[str] = field(default_factory=list)  # REPLY, or the structured call's name
-    conversations: list[list[dict]] = field(default_factory=list)
+    conversations: list[list[ModelMessage]] = field(default_factory=list)
     _scripted: deque[Reply] = field(default_factory=deque, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -69,7 +72,7 @@ class FakeModel:
         self._scripted.append(_reply([{"type": "text", "text": text}]))
 
     def will_call(self, *calls: ToolCall) -> None:
-        blocks = [
+        blocks: list[ContentBlock] = [
             {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
             for call in calls
         ]
@@ -83,7 +86,7 @@ class FakeModel:
         *,
         tier: Tier,
         system: System,
-        messages: list[dict],
+        messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
     ) -> Reply:
@@ -98,8 +101,8 @@ class FakeModel:
         )
 
     async def structured(
-        self, *, name: str, description: str, schema: dict, prompt: str, person: str
-    ) -> dict:
+        self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
+    ) -> JsonObject:
         self.calls.append(name)
         if name in self.failing:
             raise ModelUnavailable(f"{name} is failing in this test")
@@ -117,7 +120,7 @@ class Captured:
     said: str
     answered: str
     seqs: list[int]
-    deeds: list[dict]
+    deeds: list[JsonObject]
 
 
 @dataclass
@@ -139,7 +142,7 @@ class FakeMemory:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         self.captured.append(
             Captured(identity.person, person_message, violet_answer, source_seqs, list(deeds))

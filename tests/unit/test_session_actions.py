@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from session.actions import MainActions
-from session.effects import CallKeys, Effects
+from session.conversations import Conversation, Conversations
+from session.effects import CallKeys
 from session.pins import Pins
-from session.transcript import Conversation, Transcript
+from session.store import ConversationStore
 from tests.support.fakes import FakePeers, session_tables
 from violet.identity import Identity
 from violet.models import ToolCall
@@ -29,7 +30,7 @@ class Rig:
     pins: Pins
     peers: FakePeers
     conversation: Conversation
-    transcript: Transcript
+    conversations: Conversations
     turns: int = 0
 
     async def run(self, *calls: ToolCall) -> list[dict]:
@@ -48,11 +49,10 @@ class Rig:
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     async with session_tables(tmp_path) as sessions:
-        pins, peers = Pins(sessions), FakePeers()
-        transcript = Transcript(sessions, notify=False)
-        conversation = await transcript.conversation_of("ana")
-        actions = MainActions(pins, Effects(sessions), peers)  # type: ignore[arg-type]
-        yield Rig(actions, pins, peers, conversation, transcript)
+        store, peers = ConversationStore.open(sessions, notify=False), FakePeers()
+        conversation = await store.conversations.conversation_of("ana")
+        actions = MainActions(store.pins, store.effects, peers)  # type: ignore[arg-type]
+        yield Rig(actions, store.pins, peers, conversation, store.conversations)
 
 
 def start_work(request: str, call_id: str = "toolu_w") -> ToolCall:
@@ -166,7 +166,7 @@ async def test_a_call_that_cannot_be_done_gets_an_error_result_and_changes_nothi
 
 
 async def test_an_approval_of_another_conversation_cannot_be_answered(rig: Rig) -> None:
-    others = await rig.transcript.conversation_of("bo")
+    others = await rig.conversations.conversation_of("bo")
     theirs = await rig.pins.add(others.id, "approval", "Pay the bill?", ref="ap_bo")
     [block] = await rig.run(
         ToolCall("toolu_a", t.ANSWER_APPROVAL, {"approval_id": theirs.id, "answer": "yes"})

@@ -12,13 +12,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from session.fold import Folder, FoldResult
-from session.pins import Pins
+from session.conversations import Conversation
+from session.fold import Fold, FoldResult
+from session.store import ConversationStore
 from session.tables import conversations
-from session.transcript import Conversation, Transcript
-from session.updates import Updates
+from session.turn_context import TurnContext, load_turn_context
 from session.window import Window
 from tests.support.fakes import FakeModel, session_tables
+from violet.identity import service_identity
 from violet.models.structured import FOLD
 
 WINDOW = 20
@@ -27,30 +28,39 @@ WINDOW = 20
 @dataclass
 class Talk:
     """One person's conversation, told exchange by exchange, with the fold run after each as
-    the turn runs it."""
+    the turn runs it: on the context read at the turn's start, with the answer added."""
 
     sessions: async_sessionmaker[AsyncSession]
     model: FakeModel
-    transcript: Transcript
-    pins: Pins
-    folder: Folder
+    store: ConversationStore
+    fold: Fold
     conversation: Conversation
     said: int = 0
 
     async def exchange(self) -> FoldResult:
         self.said += 1
-        appended = await self.transcript.append_say(
+        transcript = self.store.transcript
+        appended = await transcript.append_say(
             self.conversation, f"m{self.said}", f"Line {self.said}: the cat sat on the mat."
         )
-        [asked] = await self.transcript.since(self.conversation.id, appended.seq - 1)
-        await self.transcript.append_answer(self.conversation, asked, f"Noted {self.said}.", "m")
-        return await self.folder.after_turn(self.conversation)
+        [asked] = await transcript.since(self.conversation.id, appended.seq - 1)
+        context = await self._context()
+        answer = await transcript.append_answer(
+            self.conversation, asked, f"Noted {self.said}.", context.model_conversation.id
+        )
+        return await self.fold.after_turn(context.after(answer))
+
+    async def _context(self) -> TurnContext:
+        model_conversation = await self.store.model_conversations.current(self.conversation.id)
+        assert model_conversation is not None
+        identity = service_identity(self.conversation.person, "secret")
+        return await load_turn_context(self.store, self.conversation, identity, model_conversation)
 
     async def live(self) -> int:
-        return len(await self.transcript.live(self.conversation.id))
+        return len((await self._context()).live)
 
     async def summary(self) -> str:
-        return await self.transcript.summary_of(self.conversation.id)
+        return await self.store.summaries.of(self.conversation.id)
 
     async def fold_failures(self) -> int:
         async with self.sessions() as db:
@@ -63,11 +73,13 @@ class Talk:
 @pytest.fixture
 async def talk(tmp_path: Path) -> AsyncIterator[Talk]:
     async with session_tables(tmp_path) as sessions:
-        model, transcript, pins = FakeModel(), Transcript(sessions, notify=False), Pins(sessions)
-        folder = Folder(model, transcript, pins, Updates(sessions), Window(WINDOW), "replica")
-        conversation = await transcript.conversation_of("ana")
-        await transcript.start_model_conversation(conversation.id, "first message", "replica", 1)
-        yield Talk(sessions, model, transcript, pins, folder, conversation)
+        model, store = FakeModel(), ConversationStore.open(sessions, notify=False)
+        fold = Fold(model, store, Window(WINDOW), "replica")
+        conversation = await store.conversations.conversation_of("ana")
+        await store.model_conversations.start(
+            conversation.id, "first message", "replica", carry_from_seq=1
+        )
+        yield Talk(sessions, model, store, fold, conversation)
 
 
 async def exchanges_until_the_window_is_full(talk: Talk) -> None:
@@ -101,11 +113,11 @@ async def test_fold_failure_is_retried_after_next_turn(talk: Talk) -> None:
 
 
 async def test_a_failed_fold_closes_no_promise_the_conversation_shows_kept(talk: Talk) -> None:
-    promise = await talk.pins.add(talk.conversation.id, "promise", "check the cat's mat")
+    promise = await talk.store.pins.add(talk.conversation.id, "promise", "check the cat's mat")
     await exchanges_until_the_window_is_full(talk)
     talk.model.failing.add(FOLD)
     await talk.exchange()
-    assert [pin.id for pin in await talk.pins.open(talk.conversation.id)] == [promise.id]
+    assert [pin.id for pin in await talk.store.pins.open(talk.conversation.id)] == [promise.id]
 
 
 async def test_a_fold_failing_until_twice_the_window_rolls_over_keeping_the_summary(

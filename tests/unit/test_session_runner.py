@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 
 from session.actions import MainActions
-from session.effects import Effects
+from session.conversations import Conversation
 from session.feed import Feed
-from session.fold import Folder
-from session.pins import Pins
-from session.runner import TurnRunner
-from session.transcript import Conversation, Message, Transcript
+from session.fold import Fold
+from session.runner import Delivery, Replica, TurnRunner
+from session.store import ConversationStore
+from session.transcript import Message
 from session.turn import APOLOGY, MainSession
-from session.turn_lock import TurnLock
-from session.updates import Updates
+from session.turn_lock import turn_lock
 from session.window import Window
 from tests.support.fakes import (
     REPLY,
@@ -42,9 +41,7 @@ REPLICA = "replica-a"
 @dataclass
 class Rig:
     runner: TurnRunner
-    transcript: Transcript
-    pins: Pins
-    updates: Updates
+    store: ConversationStore
     model: FakeModel
     memory: FakeMemory
     peers: FakePeers
@@ -53,40 +50,32 @@ class Rig:
     async def say(self, *texts: str) -> None:
         """Stores each message as the gateway's Say does, then wakes the runner for it."""
         for number, text in enumerate(texts, start=1):
-            await self.transcript.append_say(self.conversation, f"d{number}", text)
+            await self.store.transcript.append_say(self.conversation, f"d{number}", text)
             self.runner.schedule(self.conversation)
 
     async def settled(self) -> list[Message]:
         """Every message of the conversation, once the runner has nothing under way for it."""
         await self.runner.idle(self.conversation)
-        return await self.transcript.since(self.conversation.id, 0)
+        return await self.store.transcript.since(self.conversation.id, 0)
 
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     async with session_tables(tmp_path) as sessions:
         model, memory, peers = FakeModel(), FakeMemory(), FakePeers()
-        transcript, pins, updates = (
-            Transcript(sessions, notify=False),
-            Pins(sessions),
-            Updates(sessions),
-        )
+        store = ConversationStore.open(sessions, notify=False)
         window = Window(WINDOW)
-        actions = MainActions(pins, Effects(sessions), peers)  # type: ignore[arg-type]
-        main = MainSession(model, transcript, pins, memory, actions, window)  # type: ignore[arg-type]
+        actions = MainActions(store.pins, store.effects, peers)  # type: ignore[arg-type]
+        main = MainSession(model, store.pins, memory, actions, window)  # type: ignore[arg-type]
         runner = TurnRunner(
-            transcript,
-            TurnLock(sessions, REPLICA, lease_s=5.0),
+            store,
             main,
-            Folder(model, transcript, pins, updates, window, REPLICA),
-            updates,
-            memory,  # type: ignore[arg-type]
-            Feed(poll_s=1.0),
-            REPLICA,
-            secret="a secret only this test knows",
+            Fold(model, store, window, REPLICA),
+            Delivery(Feed(poll_s=1.0), memory),  # type: ignore[arg-type]
+            Replica(REPLICA, "a secret only this test knows", turn_lock(sessions, REPLICA, 5.0)),
         )
-        conversation = await transcript.conversation_of("ana")
-        yield Rig(runner, transcript, pins, updates, model, memory, peers, conversation)
+        conversation = await store.conversations.conversation_of("ana")
+        yield Rig(runner, store, model, memory, peers, conversation)
         await runner.stop(grace_s=5.0)
 
 
@@ -106,14 +95,14 @@ async def test_each_message_is_answered_once_in_order_however_often_it_is_woken(
     messages = await rig.settled()
     assert answers(messages) == [("d1", "Answer 1."), ("d2", "Answer 2."), ("d3", "Answer 3.")]
     assert len(rig.model.conversations) == 3
-    assert await rig.transcript.next_unanswered(rig.conversation.id) is None
+    assert await rig.store.transcript.next_unanswered(rig.conversation.id) is None
 
 
 async def test_a_failing_main_model_still_answers_once_asking_to_say_it_again(rig: Rig) -> None:
     rig.model.failing.add(REPLY)
     await rig.say("Are you there?")
 
-    assert answers(await rig.settled()) == [("d1", APOLOGY)]
+    assert answers(await rig.settled()) == [("d1", APOLOGY["en"])]
     assert rig.model.calls == [REPLY]
 
 
@@ -133,7 +122,7 @@ async def test_a_tool_call_is_run_and_its_result_handed_back_before_the_answer(
     assert [(b["tool_use_id"], b.get("is_error", False)) for b in handed_back["content"]] == [
         ("toolu_1", False)
     ]
-    assert [(p.kind, p.ref) for p in await rig.pins.open(rig.conversation.id)] == [
+    assert [(p.kind, p.ref) for p in await rig.store.pins.open(rig.conversation.id)] == [
         ("work", rig.peers.topic)
     ]
 
@@ -164,7 +153,7 @@ async def test_the_fold_waits_until_no_message_is_waiting(rig: Rig) -> None:
     # The window was full before the last answers, but a fold then would have summarised
     # messages still waiting for theirs.
     assert rig.model.calls == [REPLY] * turns + [FOLD]
-    assert "Line 1 " in await rig.transcript.summary_of(rig.conversation.id)
+    assert "Line 1 " in await rig.store.summaries.of(rig.conversation.id)
 
 
 async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: Rig) -> None:
@@ -174,7 +163,9 @@ async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: R
     await rig.settled()
 
     result = "The ferries leave at 9:00 and 17:30."
-    await rig.updates.store(rig.conversation.id, "result:1", rig.peers.topic, "result", result)
+    await rig.store.updates.store(
+        rig.conversation.id, "result:1", rig.peers.topic, "result", result
+    )
     rig.model.will_say("The ferries leave at nine and half past five.")
     rig.runner.schedule(rig.conversation)
 
@@ -182,5 +173,5 @@ async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: R
     assert messages[-1].author == "violet" and messages[-1].reply_to is None
     assert messages[-1].text == "The ferries leave at nine and half past five."
     assert result in str(rig.model.conversations[-1])
-    assert await rig.updates.next_untold(rig.conversation.id) is None
-    assert await rig.pins.open(rig.conversation.id) == []
+    assert await rig.store.updates.next_untold(rig.conversation.id) is None
+    assert await rig.store.pins.open(rig.conversation.id) == []
