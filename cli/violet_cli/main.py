@@ -48,7 +48,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "token":
         from violet_cli.tokens import local_token
 
-        print(local_token(args.name, internal=args.internal))
+        try:
+            print(local_token(args.name, internal=args.internal))
+        except ValueError as error:
+            sys.exit(str(error))
     elif args.command == "chat":
         from violet_cli.chat import chat as run_chat
 

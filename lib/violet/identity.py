@@ -6,6 +6,10 @@ internal services accept only these, so a phone can never call an internal metho
 tokens are signed with a key derived from the stack's secret and carry their own audience, so
 neither kind passes where the other is expected. The person is read only from a token: never
 from a request body or from anything a model wrote.
+
+People who sign in through an OpenID Connect issuer (the gateway's `gateway.oidc`) are named
+with the `ISSUED_PERSON_PREFIX`; a device token is never made for such a name, so the two kinds
+of person can never be mistaken for one another.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ DEVICE_TOKEN_TTL_S = 90 * 24 * 3600
 SERVICE_TOKEN_TTL_S = 15 * 60
 OPERATOR_TOKEN_TTL_S = 60 * 60
 METADATA_KEY = "authorization"
+ISSUED_PERSON_PREFIX = "oidc:"
 _INTERNAL_KEY_LABEL = b"violet internal service tokens"
 
 
@@ -76,7 +81,16 @@ def _claims(person: str, ttl_s: int) -> dict[str, Any]:
 
 def issue_token(person: str, secret: str, ttl_s: int = DEVICE_TOKEN_TTL_S) -> str:
     """A device token: what a phone says hello with."""
+    if is_issued_person(person):
+        raise ValueError(
+            f"Names starting with {ISSUED_PERSON_PREFIX!r} belong to signed-in people."
+        )
     return jwt.encode(_claims(person, ttl_s), secret, algorithm=ALGORITHM)
+
+
+def is_issued_person(person: str) -> bool:
+    """Whether `person` names someone signed in through an OpenID Connect issuer."""
+    return person.startswith(ISSUED_PERSON_PREFIX)
 
 
 def issue_internal_token(person: str, secret: str, ttl_s: int = SERVICE_TOKEN_TTL_S) -> str:

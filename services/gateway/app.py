@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
+import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -19,6 +20,7 @@ from starlette.routing import Route, WebSocketRoute
 from gateway.limits import SayLimiter
 from gateway.live import LiveEndpoint
 from gateway.settings import GatewaySettings
+from gateway.signin import SignIn, issuer_from
 from violet.channels import Peers
 from violet.identity import resolve_secret
 
@@ -74,11 +76,14 @@ async def page_file(request: Request) -> Response:
 
 
 def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
+    secret = resolve_secret(settings.secret, settings.home)
+    issuer_client = httpx.AsyncClient(follow_redirects=False)
     live = LiveEndpoint(
         peers,
-        resolve_secret(settings.secret, settings.home),
+        secret,
         SayLimiter(settings.says_per_minute, settings.say_burst),
         settings.hello_timeout_s,
+        SignIn(secret, issuer_from(settings, issuer_client)),
     )
 
     async def healthz(_: Request) -> JSONResponse:
@@ -89,6 +94,7 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
+        await issuer_client.aclose()
         await peers.close()
 
     return Starlette(

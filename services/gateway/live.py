@@ -20,8 +20,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from gateway import frames
 from gateway.frames import FrameError, Hello, MemoryRequest, Say
 from gateway.limits import SayLimiter
+from gateway.oidc import IssuerUnreachable
+from gateway.signin import SignIn
 from violet.channels import Peers
-from violet.identity import Unauthorized, service_identity, verify_token
+from violet.identity import Unauthorized, service_identity
 from violet.v1 import memory_pb2, memory_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,9 @@ CLOSE_UNAVAILABLE = 1013
 FOLLOW_RETRY_MAX_S = 5.0
 
 UNAVAILABLE_TEXT = "Violet can't take messages right now. Please try again in a moment."
+SIGN_IN_UNAVAILABLE_TEXT = (
+    "Violet can't check your sign-in right now. Please try again in a moment."
+)
 ALREADY_GREETED = "You have already said hello."
 
 
@@ -94,11 +99,18 @@ async def receive_raw(websocket: WebSocket) -> str | bytes:
 
 class LiveEndpoint:
     def __init__(
-        self, peers: Peers, secret: str, limiter: SayLimiter, hello_timeout_s: float
+        self,
+        peers: Peers,
+        secret: str,
+        limiter: SayLimiter,
+        hello_timeout_s: float,
+        sign_in: SignIn | None = None,
     ) -> None:
-        """`secret` checks device tokens and signs the internal calls made for their person."""
+        """`secret` signs the internal calls made for a device's person; `sign_in` checks the
+        hello's token (by default, local device tokens signed with `secret`)."""
         self._peers = peers
         self._secret = secret
+        self._sign_in = sign_in or SignIn(secret)
         self._limiter = limiter
         self._hello_timeout_s = hello_timeout_s
 
@@ -162,20 +174,11 @@ class LiveEndpoint:
 
     async def _greet(self, device: Device) -> tuple[str, int] | None:
         """The person and `since` of the device's hello. Frames that are not a hello get their
-        error and the device may still say hello, until the hello time is up."""
+        error and the device may still say hello, until the hello time is up; the time to
+        check its token (an issuer's keys may have to be fetched) is not the device's."""
         try:
-            async with asyncio.timeout(self._hello_timeout_s):
-                while True:
-                    try:
-                        hello = frames.parse(await receive_raw(device.websocket))
-                    except FrameError as error:
-                        if error.code == "unauthorized":
-                            raise
-                        await device.send(frames.error(error.code, error.text))
-                        continue
-                    if not isinstance(hello, Hello):
-                        raise FrameError("unauthorized", "Start with hello and your token.")
-                    return verify_token(hello.token, self._secret).person, hello.since
+            hello = await self._hello(device)
+            return await self._sign_in.person(hello.token), hello.since
         except TimeoutError:
             await device.refuse(
                 "unauthorized", "Say hello with your token first.", CLOSE_UNAUTHORIZED
@@ -188,9 +191,27 @@ class LiveEndpoint:
                 "That sign-in has expired or is not valid. Please sign in again.",
                 CLOSE_UNAUTHORIZED,
             )
+        except IssuerUnreachable as error:
+            log.warning("a sign-in could not be checked", extra={"error": str(error)})
+            await device.refuse("unavailable", SIGN_IN_UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
         except WebSocketDisconnect:
             pass
         return None
+
+    async def _hello(self, device: Device) -> Hello:
+        """The device's hello, within the hello time."""
+        async with asyncio.timeout(self._hello_timeout_s):
+            while True:
+                try:
+                    hello = frames.parse(await receive_raw(device.websocket))
+                except FrameError as error:
+                    if error.code == "unauthorized":
+                        raise
+                    await device.send(frames.error(error.code, error.text))
+                    continue
+                if not isinstance(hello, Hello):
+                    raise FrameError("unauthorized", "Start with hello and your token.")
+                return hello
 
     async def _follow(
         self,

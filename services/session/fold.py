@@ -19,6 +19,7 @@ from session.pins import check_in, overdue
 from session.store import ConversationStore
 from session.turn_context import TurnContext
 from session.window import Window
+from violet.language import detect
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
 
@@ -47,6 +48,7 @@ class Fold:
         if not self._window.fold_due(len(live)):
             return FoldResult(folded=False)
         older, carried = self._window.split(live)
+        language = detect([m.text for m in live if m.author == "you"])
         carry_from = carried[0].seq if carried else live[-1].seq + 1
         promises = await self._store.pins.open(conversation.id, "promise")
         try:
@@ -67,21 +69,25 @@ class Fold:
                 return FoldResult(folded=False, failed=True)
             await self._roll_over(conversation, context.summary, carry_from)
             return FoldResult(
-                folded=False, forced=True, failed=True, asked=await self._ask(conversation)
+                folded=False,
+                forced=True,
+                failed=True,
+                asked=await self._ask(conversation, language),
             )
         kept = set(result.kept)
         kept_ids = [pin.id for pin in promises if pin.text in kept]
         await self._store.pins.close(conversation.id, kept_ids)
         await self._roll_over(conversation, result.summary, carry_from)
-        return FoldResult(folded=True, asked=await self._ask(conversation))
+        return FoldResult(folded=True, asked=await self._ask(conversation, language))
 
     async def _roll_over(self, conversation: Conversation, summary: str, carry_from: int) -> None:
         await self._store.model_conversations.roll_over(
             conversation.id, summary, carry_from, self._replica
         )
 
-    async def _ask(self, conversation: Conversation) -> int:
-        """Turns each overdue promise into a question for the person; how many there were."""
+    async def _ask(self, conversation: Conversation, language: str) -> int:
+        """Turns each overdue promise into a question for the person, in their `language`; how
+        many there were."""
         pins = self._store.pins
         open_pins = await pins.open(conversation.id)
         promises = [pin for pin in open_pins if pin.kind == "promise"]
@@ -92,7 +98,11 @@ class Fold:
         due = overdue(open_pins, folds)
         for pin in due:
             await self._store.updates.store(
-                conversation.id, f"check-in:{pin.id}", pin.id, "check_in", check_in(pin)
+                conversation.id,
+                f"check-in:{pin.id}",
+                pin.id,
+                "check_in",
+                check_in(pin, language),
             )
             await pins.close(conversation.id, [pin.id])
         return len(due)

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from session.tables import pins
 from violet.clock import Clock, utc_now
 from violet.database import rows_changed
+from violet.language import ENGLISH, phrase
 from violet.models.tools import PINNED_HEADING, approval_line, headed, promise_line
 
 Kind = Literal["promise", "approval", "work"]
@@ -157,12 +158,18 @@ def overdue(open_pins: Sequence[Pin], folds: Sequence[datetime]) -> list[Pin]:
     ]
 
 
-def check_in(pin: Pin) -> str:
+CHECK_IN = {
+    "en": 'I still owe you this from earlier: "{promise}". Would you still like me to do it?',
+    "pt": 'Ainda lhe devo isto de antes: "{promise}". Você ainda quer que eu faça?',
+    "es": 'Aún te debo esto de antes: "{promise}". ¿Todavía quieres que lo haga?',
+    "fr": 'Je vous dois encore ceci : "{promise}". Voulez-vous toujours que je le fasse ?',
+    "de": 'Das schulde ich Ihnen noch: "{promise}". Soll ich es noch erledigen?',
+}
+
+
+def check_in(pin: Pin, language: str = ENGLISH) -> str:
     """What Violet asks the person about an overdue promise, rather than let it go unsaid."""
-    return (
-        f'I still owe you this from earlier: "{" ".join(pin.text.split())}". '
-        "Would you still like me to do it?"
-    )
+    return phrase(CHECK_IN, language).format(promise=" ".join(pin.text.split()))
 
 
 def render(shown: Sequence[Pin]) -> str:

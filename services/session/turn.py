@@ -17,13 +17,20 @@ from session.turn_context import TurnContext
 from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
+from violet.language import detect, phrase
 from violet.metrics import ERRORS
 from violet.models import ModelClient, ModelError, ModelMessage, Reply, TextBlock
 from violet.models.tools import MAIN_TOOLS
 
 log = logging.getLogger(__name__)
 
-APOLOGY = "Sorry, I couldn't think that through just now. Could you say it again in a moment?"
+APOLOGY = {
+    "en": "Sorry, I couldn't think that through just now. Could you say it again in a moment?",
+    "pt": "Desculpe, não consegui pensar nisso agora. Pode repetir daqui a pouco?",
+    "es": "Perdona, no he podido pensarlo ahora. ¿Puedes repetirlo en un momento?",
+    "fr": "Désolée, je n'ai pas pu y réfléchir. Pouvez-vous le redire dans un instant ?",
+    "de": "Entschuldigung, das ging gerade nicht. Sagen Sie es bitte gleich noch einmal?",
+}
 # Rounds of tool calls in one turn before Violet must answer in words.
 MAX_TOOL_ROUNDS = 4
 
@@ -93,14 +100,15 @@ class MainSession:
         span.set_attribute("violet.turn.pinned_items", len(shown))
         span.set_attribute("violet.turn.open_items", len(open_pins))
         span.set_attribute("violet.turn.memory_items", len(remembered))
+        apology = phrase(APOLOGY, detect([m.text for m in live if m.author == "you"]))
         try:
-            return await self._converse(conversation, identity, system, messages, keys)
+            return await self._converse(conversation, identity, system, messages, keys) or apology
         except ModelError as error:
             ERRORS.add(1, {"violet.error.where": "main model"})
             log.warning(
                 "main model failed; the person is asked to retry", extra={"error": str(error)}
             )
-            return APOLOGY
+            return apology
 
     async def _converse(
         self,
@@ -110,6 +118,7 @@ class MainSession:
         messages: list[ModelMessage],
         keys: CallKeys,
     ) -> str:
+        """The model's answer in words; empty when it gave none."""
         reply: Reply | None = None
         for round_number in range(MAX_TOOL_ROUNDS + 1):
             tools = MAIN_TOOLS if round_number < MAX_TOOL_ROUNDS else ()
@@ -128,5 +137,4 @@ class MainSession:
                 {"role": "assistant", "content": reply.content},
                 {"role": "user", "content": results},
             ]
-        text = reply.text.strip() if reply else ""
-        return text or APOLOGY
+        return reply.text.strip() if reply else ""

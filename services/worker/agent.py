@@ -14,6 +14,7 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 
 from violet.faults import fault_point
+from violet.language import detect, phrase
 from violet.models import (
     ContentBlock,
     JsonObject,
@@ -38,9 +39,39 @@ from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, a
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
-STARTING = "Looking into it"
-GAVE_UP = "I couldn't finish this: it took more steps than I may take for one request."
-MODEL_FAILED = "I couldn't finish this just now. Please ask again in a little while."
+STARTING = {
+    "en": "Looking into it",
+    "pt": "Vendo isso agora",
+    "es": "Mirándolo ahora",
+    "fr": "Je regarde ça",
+    "de": "Ich sehe mir das an",
+}
+GAVE_UP = {
+    "en": "I couldn't finish this: it needs more work than I can do for one request. "
+    "Could you ask for one part of it at a time?",
+    "pt": "Não consegui terminar isto: precisa de mais trabalho do que posso fazer num só "
+    "pedido. Pode pedir uma parte de cada vez?",
+    "es": "No he podido terminarlo: necesita más trabajo del que puedo hacer en una sola "
+    "petición. ¿Puedes pedirlo por partes?",
+    "fr": "Je n'ai pas pu finir : il faut plus de travail que je ne peux en faire pour une "
+    "seule demande. Pouvez-vous la faire par parties ?",
+    "de": "Das konnte ich nicht fertigstellen: Es ist mehr Arbeit, als ich für eine Anfrage "
+    "tun kann. Können Sie es in Teilen anfragen?",
+}
+FINISHED = {
+    "en": "That's finished.",
+    "pt": "Está pronto.",
+    "es": "Ya está hecho.",
+    "fr": "C'est fait.",
+    "de": "Das ist erledigt.",
+}
+MODEL_FAILED = {
+    "en": "I couldn't finish this just now. Please ask again in a little while.",
+    "pt": "Não consegui terminar isto agora. Peça de novo daqui a pouco.",
+    "es": "No he podido terminarlo ahora. Pídemelo de nuevo dentro de un rato.",
+    "fr": "Je n'ai pas pu finir pour l'instant. Redemandez-moi dans un moment.",
+    "de": "Das konnte ich gerade nicht fertigstellen. Fragen Sie bitte gleich noch einmal.",
+}
 WORK_SYSTEM = """You do one piece of background work for a person, on behalf of Violet, their \
 personal assistant. Every user turn in plain text is the person's own request: do it with your \
 tools, then end with a short report in plain words of what you did and what you made (the \
@@ -138,7 +169,8 @@ class WorkAgent:
 
     async def _step(self, work_session: WorkSession, request: Request) -> bool:
         if request.status == "pending":
-            await self._reporter.activity(work_session.person, work_session.id, STARTING)
+            starting = phrase(STARTING, await self._language(work_session))
+            await self._reporter.activity(work_session.person, work_session.id, starting)
             await self._store.steps.begin(
                 work_session, request, {"role": "user", "content": request.text}
             )
@@ -158,7 +190,8 @@ class WorkAgent:
 
     async def _think(self, work_session: WorkSession, request: Request) -> None:
         if request.steps >= self._max_steps:
-            await self._finish(work_session, request, GAVE_UP, [_assistant(GAVE_UP)])
+            gave_up = phrase(GAVE_UP, await self._language(work_session))
+            await self._finish(work_session, request, gave_up, [_assistant(gave_up)])
             return
         messages, left_out = window(work_session.messages, self._window_requests)
         try:
@@ -172,12 +205,13 @@ class WorkAgent:
             )
         except ModelError as error:
             log.warning("the work model failed", extra={"error": str(error)})
-            await self._finish(work_session, request, MODEL_FAILED, [_assistant(MODEL_FAILED)])
+            failed = phrase(MODEL_FAILED, await self._language(work_session))
+            await self._finish(work_session, request, failed, [_assistant(failed)])
             return
         if reply.tool_calls:
             await self._store.steps.record_reply(work_session, request, reply.content)
             return
-        outcome = reply.text.strip() or "Done."
+        outcome = reply.text.strip() or phrase(FINISHED, await self._language(work_session))
         await self._finish(work_session, request, outcome, [_assistant(outcome)])
 
     async def _system(self, work_session: WorkSession, left_out: int) -> list[TextBlock]:
@@ -200,8 +234,10 @@ class WorkAgent:
             if call.name == t.SEND_EMAIL:
                 waiting |= not await self._email(work_session, request, call)
                 continue
-            await self._reporter.activity(work_session.person, work_session.id, activity_line(call))
-            result = await self._run_tool(call, await self._asker(work_session))
+            asker = await self._asker(work_session)
+            line = activity_line(call, detect(asker.requests))
+            await self._reporter.activity(work_session.person, work_session.id, line)
+            result = await self._run_tool(call, asker)
             assert isinstance(result, ToolResult)
             fault_point("worker.tool_ran")
             await self._store.steps.hold_result(work_session, call.id, result.stored())
@@ -218,8 +254,10 @@ class WorkAgent:
         """True once the email's outcome is the call's result; False while it waits."""
         approval = await self._store.approvals.of_call(work_session.id, call.id)
         if approval is None:
-            await self._reporter.activity(work_session.person, work_session.id, activity_line(call))
-            checked = await self._run_tool(call, await self._asker(work_session))
+            asker = await self._asker(work_session)
+            line = activity_line(call, detect(asker.requests))
+            await self._reporter.activity(work_session.person, work_session.id, line)
+            checked = await self._run_tool(call, asker)
             if isinstance(checked, ToolResult):
                 await self._store.steps.hold_result(work_session, call.id, checked.stored())
                 return True
@@ -229,7 +267,8 @@ class WorkAgent:
             return False
         if approval.status == "approved":
             fault_point("worker.email_approved")
-            await self._reporter.activity(work_session.person, work_session.id, SENDING)
+            sending = phrase(SENDING, await self._language(work_session))
+            await self._reporter.activity(work_session.person, work_session.id, sending)
             result = await self._toolbox.carry_out(approval)
         elif approval.status == "sending":
             # Claimed by a run that stopped while handing it to the relay: it may have gone,
@@ -265,6 +304,10 @@ class WorkAgent:
             await self._card(work_session, request.text, waiting),
         )
         self._reporter.wake()
+
+    async def _language(self, work_session: WorkSession) -> str:
+        """The person's language, from their requests to this work work_session."""
+        return detect(await self._store.requests.texts_of(work_session.id))
 
     async def _asker(self, work_session: WorkSession) -> Asker:
         requests = await self._store.requests.texts_of(work_session.id)

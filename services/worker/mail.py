@@ -70,7 +70,7 @@ class Mailer:
             raise MailError("Sending email is not set up here.")
         parts = urlsplit(self._url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-            raise MailError("The email relay is not set up correctly.")
+            raise MailError("The mail server is not set up correctly.")
         message = self._message(email, self.message_id(key))
         try:
             relay = await asyncio.to_thread(_connect, parts)
@@ -81,8 +81,10 @@ class Mailer:
                 await asyncio.to_thread(_transfer, relay, message)
             finally:
                 await asyncio.to_thread(_close, relay)
-        except (OSError, smtplib.SMTPException) as error:
-            raise MailError("The email relay did not take the email just now.") from error
+        except (smtplib.SMTPRecipientsRefused, smtplib.SMTPResponseException) as error:
+            raise MailError("The mail server refused it.") from error
+        except OSError as error:  # smtplib's other errors are OSErrors too
+            raise MailError("The mail server could not be reached just now.") from error
         return True
 
     def _message(self, email: Email, message_id: str) -> bytes:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from violet.faults import fault_point
+from violet.language import ENGLISH, detect, phrase
 from violet.models import JsonObject, ToolCall
 from violet.models import tools as t
 from worker.folders import DocumentError, Folders
@@ -35,16 +36,88 @@ that do does did can could please
 """
 _COMMON = frozenset(_COMMON_WORDS.split())
 
+# The activity line while a tool runs, in each of the person's languages (2 to 7 words).
 ACTIVITY = {
-    t.FETCH_PAGE: "Reading the page",
-    t.WEB_SEARCH: "Searching the web",
-    t.RUN_PYTHON: "Working it out",
-    t.READ_DOCUMENT: "Reading your documents",
-    t.LIST_DOCUMENTS: "Looking through your documents",
-    t.SEND_EMAIL: "Getting the email ready",
-    t.ASK_WORK_SESSION: "Checking your other requests",
+    t.FETCH_PAGE: {
+        "en": "Reading the page",
+        "pt": "Lendo a página",
+        "es": "Leyendo la página",
+        "fr": "Je lis la page",
+        "de": "Ich lese die Seite",
+    },
+    t.WEB_SEARCH: {
+        "en": "Searching the web",
+        "pt": "Pesquisando na web",
+        "es": "Buscando en la web",
+        "fr": "Je cherche sur le web",
+        "de": "Ich suche im Web",
+    },
+    t.RUN_PYTHON: {
+        "en": "Working it out",
+        "pt": "Fazendo as contas",
+        "es": "Haciendo las cuentas",
+        "fr": "Je fais le calcul",
+        "de": "Ich rechne das aus",
+    },
+    t.READ_DOCUMENT: {
+        "en": "Reading your documents",
+        "pt": "Lendo seus documentos",
+        "es": "Leyendo tus documentos",
+        "fr": "Je lis vos documents",
+        "de": "Ich lese Ihre Dokumente",
+    },
+    t.LIST_DOCUMENTS: {
+        "en": "Looking through your documents",
+        "pt": "Olhando seus documentos",
+        "es": "Revisando tus documentos",
+        "fr": "Je parcours vos documents",
+        "de": "Ich sehe Ihre Dokumente durch",
+    },
+    t.SEND_EMAIL: {
+        "en": "Getting the email ready",
+        "pt": "Preparando o e-mail",
+        "es": "Preparando el correo",
+        "fr": "Je prépare l'e-mail",
+        "de": "Ich bereite die E-Mail vor",
+    },
+    t.ASK_WORK_SESSION: {
+        "en": "Checking your other requests",
+        "pt": "Vendo seus outros pedidos",
+        "es": "Revisando tus otras peticiones",
+        "fr": "Je vérifie vos autres demandes",
+        "de": "Ich prüfe Ihre anderen Anfragen",
+    },
 }
-SENDING = "Sending your email"
+WRITING = {
+    "note": {
+        "en": "Writing your note",
+        "pt": "Escrevendo sua nota",
+        "es": "Escribiendo tu nota",
+        "fr": "J'écris votre note",
+        "de": "Ich schreibe Ihre Notiz",
+    },
+    "list": {
+        "en": "Writing your list",
+        "pt": "Escrevendo sua lista",
+        "es": "Escribiendo tu lista",
+        "fr": "J'écris votre liste",
+        "de": "Ich schreibe Ihre Liste",
+    },
+}
+WORKING = {
+    "en": "Working on it",
+    "pt": "Trabalhando nisso",
+    "es": "Trabajando en ello",
+    "fr": "J'y travaille",
+    "de": "Ich arbeite daran",
+}
+SENDING = {
+    "en": "Sending your email",
+    "pt": "Enviando seu e-mail",
+    "es": "Enviando tu correo",
+    "fr": "J'envoie votre e-mail",
+    "de": "Ich sende Ihre E-Mail",
+}
 
 
 @dataclass(frozen=True)
@@ -81,20 +154,32 @@ def failed(message: str) -> ToolResult:
     return ToolResult(message, is_error=True)
 
 
-def activity_line(call: ToolCall) -> str:
+def activity_line(call: ToolCall, language: str = ENGLISH) -> str:
+    """What the person sees while `call` runs, in their language."""
     if call.name == t.WRITE_DOCUMENT:
         kind = "list" if str(call.input.get("name", "")).lower().startswith("list") else "note"
-        return f"Writing your {kind}"
-    return ACTIVITY.get(call.name, "Working on it")
+        return phrase(WRITING[kind], language)
+    return phrase(ACTIVITY.get(call.name, WORKING), language)
 
 
-def approval_question(email: Email) -> str:
+# The question before an email goes, and how it names the subject, in each language.
+ASK_TO_SEND = {
+    "en": ('Shall I send an email to {to}{about} saying "{body}"?', ' with the subject "{}",'),
+    "pt": ('Posso enviar um e-mail para {to}{about} dizendo "{body}"?', ' com o assunto "{}",'),
+    "es": ('¿Envío un correo a {to}{about} diciendo "{body}"?', ' con el asunto "{}",'),
+    "fr": ('Dois-je envoyer un e-mail à {to}{about} disant "{body}" ?', ' avec l\'objet "{}",'),
+    "de": ('Soll ich eine E-Mail an {to}{about} senden: "{body}"?', ' mit dem Betreff "{}"'),
+}
+
+
+def approval_question(email: Email, language: str = ENGLISH) -> str:
     body = " ".join(email.body.split())
     if len(body) > QUESTION_BODY_CHARS:
         body = body[: QUESTION_BODY_CHARS - 1].rsplit(" ", 1)[0] + "…"
     subject = " ".join(email.subject.split())
-    about = "" if not subject or body.startswith(subject) else f' with the subject "{subject}",'
-    return f'Shall I send an email to {email.to}{about} saying "{body}"?'
+    question, naming = phrase(ASK_TO_SEND, language)
+    about = "" if not subject or body.startswith(subject) else naming.format(subject)
+    return question.format(to=email.to, about=about, body=body)
 
 
 def _words(text: str) -> set[str]:
@@ -192,7 +277,8 @@ class Toolbox:
         if not email.body:
             return failed("The email has no text.")
         payload = {"to": email.to, "subject": email.subject, "body": email.body}
-        return NeedsApproval(t.SEND_EMAIL, payload, approval_question(email))
+        question = approval_question(email, detect(asker.requests))
+        return NeedsApproval(t.SEND_EMAIL, payload, question)
 
     async def carry_out(self, approval: Approval) -> ToolResult:
         """The held action, once the person said yes; claimed in the store before it is done,

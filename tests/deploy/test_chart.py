@@ -559,6 +559,26 @@ def test_telemetry_uses_the_standard_otel_variables() -> None:
     assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in render({}).config()
 
 
+def test_sign_in_through_an_issuer_reaches_the_gateway_and_only_it() -> None:
+    everything = render(values_file("everything"))
+    issuer = values_file("everything")["oidc"]
+    config = everything.config()
+    assert config["VIOLET_OIDC_ISSUER"] == issuer["issuer"]
+    assert config["VIOLET_OIDC_AUDIENCE"] == issuer["audience"]
+    assert config["VIOLET_OIDC_PERSON_CLAIM"] == "sub"
+    policies = {p["metadata"]["name"]: p for p in everything.of_kind("NetworkPolicy")}
+    issuer_ports = {"ports": [{"port": 443, "protocol": "TCP"}]}
+    gateway_egress = policies[f"{RELEASE}-gateway"]["spec"]["egress"]
+    assert any(rule.get("ports") == issuer_ports["ports"] for rule in gateway_egress)
+    local_only = render({})
+    assert not any(key.startswith("VIOLET_OIDC_") for key in local_only.config())
+    gateway = {p["metadata"]["name"]: p for p in local_only.of_kind("NetworkPolicy")}
+    assert all(
+        {"port": 443, "protocol": "TCP"} not in rule.get("ports", [])
+        for rule in gateway[f"{RELEASE}-gateway"]["spec"]["egress"]
+    )
+
+
 def test_bundled_databases_run_only_when_switched_on() -> None:
     bundled = render({})
     assert bundled.names("StatefulSet") == {f"{RELEASE}-postgresql", f"{RELEASE}-qdrant"}
@@ -592,6 +612,7 @@ def test_the_ingress_carries_the_websocket_with_tls_from_values() -> None:
         ({"qdrant": {"enabled": False}}, "Violet needs Qdrant"),
         ({"config": {"VIOLET_SECRET": "in-the-open"}}, "/config"),
         ({"components": {"session": {"calls": ["nowhere"]}}}, "nowhere"),
+        ({"oidc": {"issuer": "https://id.example.com"}}, "oidc.issuer needs oidc.audience"),
         (
             {"components": {"worker": {"env": {"VIOLET_SANDBOX_BACKEND": "bubblewrap"}}}},
             "the bubblewrap sandbox needs user namespaces",
@@ -622,6 +643,7 @@ def test_the_ingress_carries_the_websocket_with_tls_from_values() -> None:
         "no-qdrant",
         "secret-in-config",
         "unknown-callee",
+        "issuer-without-audience",
         "bubblewrap-in-locked-down-pods",
         "one-replica-autoscaled",
         "one-replica-fixed",

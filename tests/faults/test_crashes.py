@@ -50,7 +50,7 @@ CRASHES = [
     Crash("session.answer_ready", "session", "calculate 17*23", "is 391"),
     Crash("session.work_started", "session", "calculate 6*7", "is 42"),
     Crash("session.answer_stored", "session", "calculate 5*5+1", "is 26"),
-    Crash("worker.tool_ran", "worker", "write a note packing: passport", "note-packing.md"),
+    Crash("worker.tool_ran", "worker", "write a note packing: passport", '"Packing"'),
     Crash("worker.result_stored", "worker", "calculate 8*8", "is 64"),
     Crash("worker.update_delivered", "worker", "calculate 9*9", "is 81"),
     Crash("session.telling_ready", "session", "calculate 7*7", "is 49"),

@@ -254,7 +254,7 @@ async def test_a_note_is_written_into_the_persons_own_folder(worker: WorkerUnder
     someone = person()
     topic = await worker.start_work(someone, "write a note shopping: milk, eggs and bread")
     result = await worker.peers.wait("result", topic)
-    assert "note-shopping.md" in result.result.text
+    assert 'I wrote your note "Shopping"' in result.result.text
     assert [deed.wrote.name for deed in result.result.deeds] == ["note-shopping.md"]
     saved = worker.folder(someone) / "documents" / "note-shopping.md"
     assert "milk, eggs and bread" in saved.read_text()

@@ -102,7 +102,7 @@ async def test_a_failing_main_model_still_answers_once_asking_to_say_it_again(ri
     rig.model.failing.add(REPLY)
     await rig.say("Are you there?")
 
-    assert answers(await rig.settled()) == [("d1", APOLOGY)]
+    assert answers(await rig.settled()) == [("d1", APOLOGY["en"])]
     assert rig.model.calls == [REPLY]
 
 

@@ -17,13 +17,13 @@ from violet import database
 from violet.models import LEDGER, ModelUnavailable, Reply, System, Tool, Usage
 from violet.models import tools as t
 from violet.models.base import reply_from_blocks
-from worker.agent import GAVE_UP, MODEL_FAILED, WorkAgent, window
+from worker.agent import GAVE_UP, MODEL_FAILED, STARTING, WorkAgent, window
 from worker.folders import Folders
 from worker.mail import Mailer
 from worker.sandbox import Limits, NoSandbox
 from worker.store import WorkStore
 from worker.store.work_sessions import StaleWorkSession, WorkSession
-from worker.toolbox import Toolbox
+from worker.toolbox import ACTIVITY, Toolbox
 
 PERSON = "sam"
 
@@ -243,7 +243,7 @@ async def test_a_request_that_never_ends_is_given_up(rig: Rig) -> None:
     rig.model.script = [[call(t.LIST_DOCUMENTS, {}, n)] for n in range(10)]
     session = await rig.request("look up forever")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": GAVE_UP, "deeds": []}]
+    assert await rig.sent("result") == [{"text": GAVE_UP["en"], "deeds": []}]
     assert len(rig.model.seen) == 4
 
 
@@ -251,8 +251,27 @@ async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None
     rig.model.script = [ModelUnavailable("overloaded")]
     session = await rig.request("look up anything")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": MODEL_FAILED, "deeds": []}]
+    assert await rig.sent("result") == [{"text": MODEL_FAILED["en"], "deeds": []}]
     assert session.messages[-1]["role"] == "assistant"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "language"),
+    [
+        ("Procure o horário dos trens para o Porto, por favor", "pt"),
+        ("Busca el horario de los trenes a Sevilla, por favor", "es"),
+        ("Cherche les horaires des trains pour Lyon, s'il vous plaît", "fr"),
+        ("Such bitte die Zugzeiten nach Hamburg für mich", "de"),
+    ],
+)
+async def test_activity_lines_and_a_failure_are_told_in_the_persons_language(
+    rig: Rig, request_text: str, language: str
+) -> None:
+    rig.model.script = [[call(t.LIST_DOCUMENTS, {})], ModelUnavailable("overloaded")]
+    session = await rig.request(request_text)
+    await rig.run(session)
+    assert rig.reporter.lines[:2] == [STARTING[language], ACTIVITY[t.LIST_DOCUMENTS][language]]
+    assert await rig.sent("result") == [{"text": MODEL_FAILED[language], "deeds": []}]
 
 
 async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prompt(

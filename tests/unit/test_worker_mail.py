@@ -101,7 +101,24 @@ async def test_no_relay_means_a_plain_error_and_no_claim() -> None:
 
     with pytest.raises(MailError, match="not set up"):
         await Mailer("", "violet@localhost").send(Email("a@example.org", "s", "b"), "k", never)
-    with pytest.raises(MailError, match="did not take"):
+    with pytest.raises(MailError, match="^The mail server could not be reached just now.$"):
         await Mailer(f"smtp://127.0.0.1:{free_port()}", "v@l").send(
             Email("a@example.org", "s", "b"), "k", never
         )
+
+
+class RefusingSink(SmtpSink):
+    async def handle_RCPT(self, server, session, envelope, address, options) -> str:  # type: ignore[no-untyped-def]
+        return "550 No such mailbox here"
+
+
+async def test_a_relay_that_refuses_the_recipient_is_told_plainly() -> None:
+    async def never() -> bool:
+        raise AssertionError("claimed though the relay refused the envelope")
+
+    refusing = RefusingSink().start()
+    try:
+        with pytest.raises(MailError, match="^The mail server refused it.$"):
+            await Mailer(refusing.url, "v@l").send(Email("a@example.org", "s", "b"), "k", never)
+    finally:
+        refusing.stop()

@@ -11,6 +11,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from violet.language import detect, phrase
+from violet.models import offline_phrases as say
 from violet.models import tools as t
 from violet.models.base import Tier
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage, TextBlock, ToolUseBlock
@@ -65,24 +67,17 @@ _SEARCH_VERB = re.compile(
 )
 _PROMISE_LINE = re.compile(r"^-\s*(promise|approval)\s+(\S+?):\s*(.*)$", re.IGNORECASE)
 _UPDATE_SPLIT = re.compile(r"(?im)^\s*\[update\]\s*")
-_YES = frozenset({"yes", "yeah", "yep", "sure", "ok", "okay"})
-_NO = frozenset({"no", "nope"})
+# Yes and no in each language Violet follows (`violet.language`).
+_YES = frozenset(
+    {"yes", "yeah", "yep", "sure", "ok", "okay", "sim", "claro", "sí", "si", "vale", "oui", "ja"}
+)
+_NO = frozenset({"no", "nope", "não", "nao", "non", "nein"})
 
-ON_IT = "I'm on it: I'll tell you as soon as it's done."
-FRIENDLY = (
-    "Thanks for telling me. Is there anything I can do for you?",
-    "I'm here whenever you need me. Just say what you'd like.",
-    "Good to hear from you! Let me know if I can help with something.",
-    "All right. If you'd like me to look something up, just ask.",
-    "I see. What else is on your mind?",
-)
-# For a question that is not about the person: never a thank-you.
-ASKED = (
-    "I'm not sure about that one. If you'd like, ask me to look it up and I'll find out.",
-    "Good question! Ask me to look it up and I'll find out for you.",
-    "I don't know that offhand, but I can look it up for you if you like.",
-)
-DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
+FINISHED = "That's finished."
+# A page's first lines without an end stop and this short are its headings, not its sentences.
+_HEADING_MAX_WORDS = 8
+_ENDS_SENTENCE = re.compile(r"[.!?…:;\"”)]$")
+_TITLE_LEAD = re.compile(r"^(?:of|about|for|on|called|named)\s+", re.IGNORECASE)
 
 
 @dataclass
@@ -100,13 +95,27 @@ def respond(
 ) -> list[ContentBlock]:
     ids = _ToolIds(messages)
     turn = last_turn(messages)
+    language = person_language(messages)
     if tier == "work":
         if turn.text is None:
             return [_text(work_result(turn))]
         return work_step(turn.text, offered, ids)
     if turn.text is None:
-        return [_text(after_tools(turn))]
-    return answer_person(turn.text, reading(system, messages), offered, ids)
+        return [_text(after_tools(turn, language))]
+    return answer_person(turn.text, reading(system, messages), offered, ids, language)
+
+
+def person_language(messages: list[ModelMessage]) -> str:
+    """The language of the person's own words in the conversation: update notes, memory notes
+    and tool results are not theirs."""
+    said = [
+        _UPDATE_SPLIT.split(block["text"])[0]
+        for message in messages
+        if message["role"] == "user"
+        for block in _blocks(message)
+        if block["type"] == "text" and not t.is_memory_note(block)
+    ]
+    return detect(said)
 
 
 def reading(system: str, messages: list[ModelMessage]) -> str:
@@ -172,7 +181,7 @@ class _ToolIds:
 
 
 def answer_person(
-    text: str, system: str, offered: Collection[str], ids: _ToolIds
+    text: str, system: str, offered: Collection[str], ids: _ToolIds, language: str = "en"
 ) -> list[ContentBlock]:
     if _UPDATE_SPLIT.search(text):
         return [_text(retell(text))]
@@ -188,10 +197,10 @@ def answer_person(
             blocks.append(ids.call(t.RECORD_PROMISE, {"text": promise}))
         return blocks
     if _MEMORY_QUESTION.match(words):
-        return [_text(recall_answer(words, system))]
+        return [_text(recall_answer(words, system, language))]
     if facts(text):
-        return [_text("Thanks, I'll remember that.")]
-    replies = ASKED if _ASKING.search(words) else FRIENDLY
+        return [_text(phrase(say.WILL_REMEMBER, language))]
+    replies = phrase(say.ASKED if _ASKING.search(words) else say.FRIENDLY, language)
     return [_text(replies[stable_index(squash(words).lower(), len(replies))])]
 
 
@@ -201,17 +210,16 @@ def retell(text: str) -> str:
     told = []
     for note in _UPDATE_SPLIT.split(text)[1:]:
         note = re.sub(r"^done\b\W*", "", squash(note), flags=re.IGNORECASE)
-        if not note:
-            continue
-        told.append(note if note.endswith("?") else f"Done: {note}")
-    return "\n".join(told) or "Done."
+        if note:
+            told.append(note[:1].upper() + note[1:])
+    return "\n".join(told) or FINISHED
 
 
 def yes_or_no(words: str) -> str | None:
     lowered = words.lower().strip()
     if lowered.startswith("go ahead"):
         return "yes"
-    tokens = re.findall(r"[a-z']+", lowered)
+    tokens = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", lowered)
     if not tokens or len(tokens) > 6:
         return None
     if tokens[0] in _YES:
@@ -237,7 +245,7 @@ def remembered(system: str) -> list[str]:
     ]
 
 
-def recall_answer(asked: str, system: str) -> str:
+def recall_answer(asked: str, system: str, language: str = "en") -> str:
     """Quotes the remembered item that shares most words with the question, counting only its
     sentences that state something."""
     wanted = content_words(asked)
@@ -247,8 +255,8 @@ def recall_answer(asked: str, system: str) -> str:
         if shared > overlap:
             best, overlap = item, shared
     if not best:
-        return DONT_KNOW
-    return f'Here\'s what I remember: "{best}".'
+        return phrase(say.DONT_KNOW, language)
+    return f'{phrase(say.REMEMBERED, language)}"{best}".'
 
 
 def told(item: str) -> list[str]:
@@ -259,7 +267,7 @@ def told(item: str) -> list[str]:
     ]
 
 
-def after_tools(turn: Turn) -> str:
+def after_tools(turn: Turn, language: str = "en") -> str:
     """The short answer once the main conversation's tool calls have their results."""
     by_name = {call.get("name"): call for call in turn.calls}
 
@@ -267,19 +275,17 @@ def after_tools(turn: Turn) -> str:
         return turn.results.get(by_name[name].get("id", ""), ("", False))[1]
 
     if t.START_WORK in by_name:
-        if failed(t.START_WORK):
-            return "I couldn't start on that just now. Please try again in a moment."
-        return ON_IT
+        return phrase(say.START_FAILED if failed(t.START_WORK) else say.ON_IT, language)
     if t.ANSWER_APPROVAL in by_name:
         if failed(t.ANSWER_APPROVAL):
-            return "I couldn't pass that on just now. Please try again."
+            return phrase(say.PASS_FAILED, language)
         yes = by_name[t.ANSWER_APPROVAL].get("input", {}).get("answer") == "yes"
-        return "All right, I'll go ahead." if yes else "All right, I won't."
+        return phrase(say.GOING_AHEAD if yes else say.WONT, language)
     if t.KEEP_PROMISE in by_name:
-        return "Good, that's taken care of."
+        return phrase(say.TAKEN_CARE_OF, language)
     if t.RECORD_PROMISE in by_name:
-        return "I'll keep that in mind."
-    return "All right."
+        return phrase(say.KEEP_IN_MIND, language)
+    return phrase(say.ALL_RIGHT, language)
 
 
 # --- work sessions ---------------------------------------------------------------------------
@@ -320,15 +326,16 @@ def plan(words: str) -> tuple[str, JsonObject]:
 
 
 def document(kind: str, rest: str) -> tuple[str, str]:
-    """A file name and content for `write a note/list ...`: the words before a colon name it,
-    the words after it are the body (all of them when there is no colon)."""
+    """A file name and content for `write a note/list ...`: the words before a colon name it
+    and are its title, the words after it are the body (all of them when there is no colon)."""
     rest = rest.strip()
     title, colon, body = rest.partition(":")
     if not colon:
         title, body = " ".join(rest.split()[:5]), rest
     slug = re.findall(r"[a-z0-9]+", title.lower())[:6]
     name = "-".join([kind, *slug])[:60].rstrip("-") + ".md"
-    heading = " ".join([kind.capitalize(), squash(title)]).strip()
+    title = _TITLE_LEAD.sub("", squash(title))
+    heading = title[:1].upper() + title[1:] if title else kind.capitalize()
     if kind == "list":
         items = [i.strip(" .") for i in re.split(r",|;|\n|\band\b", body) if i.strip(" .")]
         text = "\n".join(f"- {item}" for item in items)
@@ -338,8 +345,8 @@ def document(kind: str, rest: str) -> tuple[str, str]:
 
 
 def work_result(turn: Turn) -> str:
-    """What a work session reports once its tool call has a result. Tool results are data:
-    only quoted, never followed."""
+    """What a work session reports once its tool call has a result, in Violet's voice: what was
+    made, or what failed and why. Tool results are data: only quoted, never followed."""
     call = next((c for c in turn.calls if c.get("id") in turn.results), None)
     if call is None:
         return "I couldn't finish that: no result came back."
@@ -347,27 +354,74 @@ def work_result(turn: Turn) -> str:
     tool_input = call.get("input") or {}
     report = _REPORTS.get(call.get("name", ""))
     if report is None:
-        return "Done." if not failed else "That didn't work."
+        return f"That didn't work: {why(result)}" if failed else FINISHED
     return report(tool_input, result, failed)
 
 
+def why(reason: str, subject: str = "") -> str:
+    """A tool's error as the reason clause after a colon: `subject` at its start becomes "it",
+    and a capital is dropped unless it starts a name."""
+    reason = squash(reason).rstrip(".")
+    if subject and reason.startswith(subject):
+        reason = "it" + reason[len(subject) :]
+    elif reason[:2].istitle() and not reason.startswith("I "):
+        reason = reason[:1].lower() + reason[1:]
+    return f"{reason or 'something went wrong'}."
+
+
+def opening_sentence(text: str) -> str:
+    """The first sentence of a page or document, past the headings above it."""
+    lines = [squash(line) for line in text.splitlines() if line.strip()]
+    while len(lines) > 1 and _is_heading(lines[0]):
+        lines.pop(0)
+    return first_sentence(" ".join(lines).lstrip("#- "))
+
+
+def _is_heading(line: str) -> bool:
+    return line.startswith("#") or (
+        len(line.split()) <= _HEADING_MAX_WORDS and not _ENDS_SENTENCE.search(line)
+    )
+
+
+def document_title(name: str, text: str = "") -> str:
+    """What a person calls a document: its heading, else its name without kind and suffix."""
+    heading = next((line for line in text.splitlines() if line.strip()), "").strip()
+    if heading.startswith("#"):
+        return squash(heading.lstrip("# ")) or name
+    stem = re.sub(r"\.(md|txt|csv)$", "", name, flags=re.IGNORECASE)
+    words = re.sub(r"^(note|list)[-_ ]+", "", stem, flags=re.IGNORECASE).replace("-", " ")
+    words = squash(words.replace("_", " ")) or stem
+    return words[:1].upper() + words[1:]
+
+
+def _document_kind(name: str) -> str:
+    lowered = name.lower()
+    return "list" if lowered.startswith("list") else "note" if lowered.startswith("note") else ""
+
+
 def _page_report(tool_input: JsonObject, result: str, failed: bool) -> str:
-    url = tool_input.get("url", "the page")
+    url = str(tool_input.get("url", "the page"))
     page = json_object(result)
     if failed or page is None:
-        return f"I couldn't open {url}."
-    title = squash(str(page.get("title") or "")) or url
-    sentence = first_sentence(str(page.get("text") or "")) or "the page has no text."
-    return f'"{title}": {sentence}'
+        return f"I couldn't open {url}: {why(result, url)}"
+    title = squash(str(page.get("title") or ""))
+    named = f'The page "{title}"' if title else f"The page at {url}"
+    sentence = opening_sentence(str(page.get("text") or ""))
+    return f"{named} says: {sentence}" if sentence else f"{named} has no text."
 
 
 def _reading_report(tool_input: JsonObject, result: str, failed: bool) -> str:
-    name = tool_input.get("name", "the document")
+    name = str(tool_input.get("name", "the document"))
     document = json_object(result)
     if failed or document is None:
-        return f'I couldn\'t read "{name}".'
-    sentence = first_sentence(str(document.get("text") or "")) or "it is empty."
-    return f'"{document.get("name") or name}": {sentence}'
+        reason = why(result, f'"{name}"')
+        return f'I couldn\'t read "{document_title(name)}": {reason}'
+    found = str(document.get("name") or name)
+    text = str(document.get("text") or "")
+    kind = _document_kind(found) or "document"
+    titled = f'Your {kind} "{document_title(found, text)}"'
+    sentence = opening_sentence(text.split("\n", 1)[1] if text.startswith("#") else text)
+    return f"{titled} says: {sentence}" if sentence else f"{titled} is empty."
 
 
 def _python_report(tool_input: JsonObject, result: str, failed: bool) -> str:
@@ -376,36 +430,45 @@ def _python_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     run = json_object(result)
     output = str(run.get("stdout", "")) if run else result
     lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if failed and not run:
+        return f"I couldn't calculate {expr}: {why(result)}"
     if failed or (run and run.get("exit_code", 0) != 0) or not lines:
-        return f"I couldn't calculate {expr}."
+        problem = str(run.get("stderr", "")) if run else ""
+        reason = (
+            "it divides by zero"
+            if "ZeroDivisionError" in problem
+            else "it isn't a sum I can work out"
+        )
+        return f"I couldn't calculate {expr}: {reason}."
     return f"The result of {expr} is {lines[-1]}."
 
 
 def _document_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     saved = json_object(result) or {}
     name = str(saved.get("name") or tool_input.get("name", "the document"))
+    content = str(tool_input.get("content", ""))
+    kind = _document_kind(name) or _document_kind(str(tool_input.get("name", ""))) or "note"
+    title = document_title(name, content)
     if failed:
-        return f'I couldn\'t write "{name}".'
-    kind = "list" if str(tool_input.get("content", "")).startswith("# List") else "note"
-    return f'I wrote the {kind} "{name}" and put it in your documents.'
+        return f'I couldn\'t write your {kind} "{title}": {why(result)}'
+    return f'I wrote your {kind} "{title}" and put it in your documents.'
 
 
 def _email_report(tool_input: JsonObject, result: str, failed: bool) -> str:
+    to = tool_input.get("to", "them")
     reply = json_object(result)
-    sent = not failed and (
+    if failed:
+        return f"I couldn't send the email to {to}: {why(result, str(to))}"
+    sent = (
         reply.get("sent") is True if reply and "sent" in reply else "not sent" not in result.lower()
     )
-    return (
-        f"Sent the email to {tool_input.get('to', 'them')}."
-        if sent
-        else ("I didn't send the email.")
-    )
+    return f"Sent the email to {to}." if sent else f"As you asked, I didn't send the email to {to}."
 
 
 def _search_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     query = tool_input.get("query", "")
     if failed:
-        return f'I couldn\'t search for "{query}" just now.'
+        return f'I couldn\'t search for "{query}": {why(result)}'
     found = json_object(result)
     hits = found.get("results") if found else None
     top = next((h for h in hits or [] if isinstance(h, dict)), None)

@@ -31,7 +31,15 @@ _I_VERB = re.compile(
 _REMEMBER = re.compile(
     r"\bremember\s+that\s+(?P<fact>.+?)(?=\s*(?:[.!?;](?=\s|$)|\n|$))", re.IGNORECASE
 )
-_DONE = re.compile(r"^\W*done\b", re.IGNORECASE)
+# How the offline model's work reports open (see `offline_rules.work_result`): a line of
+# Violet's that starts so tells the outcome of work, whether it was made or why not.
+_DONE = re.compile(
+    r"^\W*(?:done\b|that's finished|the page\b|the result of\b|the top result\b"
+    r"|i found nothing\b|i wrote your\b|your (?:note|list|document)\b|sent the email\b"
+    r"|as you asked, i didn't send\b|that didn't work\b"
+    r"|i couldn't (?:open|calculate|write|read|send|search|finish)\b)",
+    re.IGNORECASE,
+)
 
 
 def structured_answer(name: str, prompt: str) -> JsonObject:
@@ -82,8 +90,8 @@ def _fold(data: JsonObject) -> JsonObject:
 
 
 def _kept_promises(promises: list[str], violet_lines: list[str]) -> set[str]:
-    """Each line of Violet's that starts with "Done" keeps one open promise: the one sharing
-    most words with it, else the oldest."""
+    """Each line of Violet's that tells the outcome of work keeps one open promise: the one
+    sharing most words with it, else the oldest."""
     kept: set[str] = set()
     for line in violet_lines:
         if not _DONE.match(line):

@@ -155,6 +155,9 @@ or may still hold the previous values while pre-upgrade hooks run. */}}
 {{- if and (not .Values.qdrant.enabled) (not .Values.externalQdrant.url) }}
 {{- fail "Violet needs Qdrant: set externalQdrant.url, or qdrant.enabled=true." }}
 {{- end }}
+{{- if and .Values.oidc.issuer (not .Values.oidc.audience) }}
+{{- fail "oidc.issuer needs oidc.audience: the client id its tokens are issued for." }}
+{{- end }}
 {{- range $name, $c := fromYaml (include "violet.components" .) }}
 {{- include "violet.validateBudget" (dict "name" $name "c" $c) }}
 {{- if eq (toString (get $c.env "VIOLET_SANDBOX_BACKEND")) "bubblewrap" }}
@@ -267,6 +270,16 @@ OTEL_EXPORTER_OTLP_PROTOCOL: {{ $root.Values.telemetry.otlpProtocol | quote }}
 {{- range $key, $value := .Values.config }}
 {{- if not (eq (toString $value) "") }}
 {{ $key }}: {{ toString $value | quote }}
+{{- end }}
+{{- end }}
+{{- with .Values.oidc }}
+{{- if .issuer }}
+VIOLET_OIDC_ISSUER: {{ .issuer | quote }}
+VIOLET_OIDC_AUDIENCE: {{ .audience | quote }}
+VIOLET_OIDC_PERSON_CLAIM: {{ .personClaim | quote }}
+{{- with .jwksUrl }}
+VIOLET_OIDC_JWKS_URL: {{ . | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -577,7 +590,7 @@ spec:
 {{- end }}
 
 {{/* Egress rules for what a part of the release needs: DNS, its callees, the databases, the
-model API, the internet, and the telemetry endpoint. Takes root, calls, needs. */}}
+model API, the internet, the sign-in issuer, and the telemetry endpoint. Takes root, calls, needs. */}}
 {{- define "violet.egressRules" -}}
 {{- $root := .root }}
 {{- $values := $root.Values }}
@@ -643,6 +656,14 @@ model API, the internet, and the telemetry endpoint. Takes root, calls, needs. *
     {{- toYaml $values.networkPolicy.publicPeers | nindent 4 }}
   ports:
     {{- range $values.networkPolicy.internetPorts }}
+    - {port: {{ . }}, protocol: TCP}
+    {{- end }}
+{{- end }}
+{{- if and (has "identityProvider" .needs) $values.oidc.issuer }}
+- to:
+    {{- toYaml ($values.oidc.peers | default $values.networkPolicy.publicPeers) | nindent 4 }}
+  ports:
+    {{- range $values.oidc.ports }}
     - {port: {{ . }}, protocol: TCP}
     {{- end }}
 {{- end }}
