@@ -40,7 +40,7 @@ protos: $(GENERATED)
 
 # Generated code is never edited by hand and never committed. The typed stubs of the messages
 # (`--pyi_out`) and of the gRPC stubs and servicers (mypy-protobuf's plugin) are what mypy reads.
-$(GENERATED): $(PROTOS) $(STAMP)
+$(GENERATED): $(PROTOS) $(STAMP) Makefile
 	rm -rf lib/violet/v1
 	mkdir -p lib/violet/v1
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=lib --grpc_python_out=lib \
