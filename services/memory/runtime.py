@@ -27,7 +27,12 @@ VERSION_TABLE = "alembic_version_memory"
 
 
 def migrate(settings: MemorySettings) -> None:
-    database.migrate(database.sync_url(settings, NAME), "memory.migrations", VERSION_TABLE)
+    database.migrate(
+        database.sync_url(settings, NAME),
+        "memory.migrations",
+        VERSION_TABLE,
+        settings.database_service_password,
+    )
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,7 @@ async def open_memory(
     settings: MemorySettings, model: ModelClient | None = None
 ) -> AsyncIterator[Memory]:
     """The parts on the configured stores; `model` replaces the configured model client."""
-    engine = open_memory_engine(database.sync_url(settings, NAME))
+    engine = open_memory_engine(database.service_engine(settings, NAME))
     embeddings = Embeddings(await asyncio.to_thread(get_embedder))
     vectors = await open_vector_store(settings, embeddings.dimension, "memory")
     model = model or model_client_for(settings)

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import conversations, messages, model_conversations, updates
+from violet import database
 from violet.telemetry import carrier
 
 NOTIFY_CHANNEL = "violet_transcript"
@@ -276,12 +277,11 @@ class Transcript:
         died mid-turn, say)."""
         unanswered = select(messages.c.conversation_id).where(messages.c.answered.is_(False))
         untold = select(updates.c.conversation_id).where(updates.c.told_seq.is_(None))
+        waiting = select(conversations.c.id, conversations.c.person).where(
+            conversations.c.id.in_(unanswered.union(untold))
+        )
         async with self._sessions() as db:
-            rows = await db.execute(
-                select(conversations.c.id, conversations.c.person).where(
-                    conversations.c.id.in_(unanswered.union(untold))
-                )
-            )
+            rows = await database.across_people(db, "session_waiting_conversations", waiting)
             return [Conversation(row.id, row.person) for row in rows]
 
     async def current_model_conversation(self, conversation_id: str) -> ModelConversation | None:

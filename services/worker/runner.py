@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from violet.identity import acting_for
 from worker.agent import WorkAgent
 from worker.store import WorkSession, WorkStore
 
@@ -85,7 +86,8 @@ class WorkRunner:
             if session_id in self._tasks or moment - loaded.last_turn < self._idle_s:
                 continue
             del self._loaded[session_id]
-            await self._store.mark_unloaded(session_id, self._replica)
+            with acting_for(loaded.session.person):
+                await self._store.mark_unloaded(session_id, self._replica)
             log.info("work session unloaded", extra={"topic": session_id})
 
     async def stop(self, grace_s: float) -> None:
@@ -97,22 +99,24 @@ class WorkRunner:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
-        for session_id in list(self._loaded):
-            await self._store.mark_unloaded(session_id, self._replica)
+        for session_id, loaded in list(self._loaded.items()):
+            with acting_for(loaded.session.person):
+                await self._store.mark_unloaded(session_id, self._replica)
         self._loaded.clear()
 
     async def _drain(self, session_id: str, person: str) -> None:
         try:
             slot = self._per_person.setdefault(person, asyncio.Semaphore(self._per_person_limit))
-            async with slot, self._overall:
-                while not self._stopping:
-                    self._again.discard(session_id)
-                    async with self._leased(session_id) as held:
-                        if not held:
-                            return  # another replica runs it, and sees what is new
-                        await self._run(session_id)
-                    if session_id not in self._again:
-                        return
+            with acting_for(person):  # a sweep's work is the person's too
+                async with slot, self._overall:
+                    while not self._stopping:
+                        self._again.discard(session_id)
+                        async with self._leased(session_id) as held:
+                            if not held:
+                                return  # another replica runs it, and sees what is new
+                            await self._run(session_id)
+                        if session_id not in self._again:
+                            return
         except Exception:
             log.exception("work step failed; the sweep tries again", extra={"topic": session_id})
         finally:

@@ -1,7 +1,9 @@
 """The worker's storage: every change a work session makes is one transaction, so a worker that
 stops at any point resumes from exactly where it was.
 
-Every query names the person or a work session found through the person.
+Every query names the person or a work session found through the person. On PostgreSQL each
+transaction also names the person it acts for (`violet.database`); the sweep and the outbox
+learn who has something due from the owner's scan functions, which return ids and people only.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from violet import database
+from violet.identity import acting_for
 from worker.tables import approvals, outbox, work_messages, work_requests, work_sessions
 
 RequestStatus = Literal["pending", "running", "waiting", "done"]
@@ -31,6 +37,10 @@ def aware(moment: datetime | None) -> datetime | None:
     if moment is None or moment.tzinfo is not None:
         return moment
     return moment.replace(tzinfo=UTC)
+
+
+def _new_topic() -> str:
+    return "t_" + secrets.token_hex(8)
 
 
 class StaleSession(Exception):
@@ -203,9 +213,21 @@ class WorkStore:
                 return topic
             if owner is not None:
                 topic = ""
-        topic = topic or "t_" + secrets.token_hex(8)
-        await db.execute(
-            insert(work_sessions).values(
+        topic = topic or _new_topic()
+        # A topic of another person's is hidden from this one by row-level security; its id is
+        # taken all the same, so the work opens under a new one.
+        while not await self._insert_session(db, topic, person, title, moment):
+            topic = _new_topic()
+        return topic
+
+    @staticmethod
+    async def _insert_session(
+        db: AsyncSession, topic: str, person: str, title: str, moment: datetime
+    ) -> bool:
+        postgres = db.bind.dialect.name == "postgresql"
+        inserted = await db.execute(
+            (postgres_insert if postgres else sqlite_insert)(work_sessions)
+            .values(
                 id=topic,
                 person=person,
                 title=title,
@@ -215,8 +237,9 @@ class WorkStore:
                 held_results="{}",
                 loads=0,
             )
+            .on_conflict_do_nothing(index_elements=[work_sessions.c.id])
         )
-        return topic
+        return inserted.rowcount == 1
 
     async def load(self, session_id: str, replica: str) -> WorkSession:
         """The work session with its whole model conversation, marked loaded by `replica`."""
@@ -291,18 +314,19 @@ class WorkStore:
         answered = select(approvals.c.session_id).where(
             approvals.c.status.in_(("approved", "declined", "sending"))
         )
+        runnable = (
+            select(work_sessions.c.id, work_sessions.c.person)
+            .where(
+                or_(
+                    work_sessions.c.id.in_(open_requests),
+                    work_sessions.c.id.in_(answered),
+                )
+            )
+            .where(or_(work_sessions.c.lease_until.is_(None), work_sessions.c.lease_until < moment))
+        )
         async with self._sessions() as db:
-            rows = await db.execute(
-                select(work_sessions.c.id, work_sessions.c.person)
-                .where(
-                    or_(
-                        work_sessions.c.id.in_(open_requests),
-                        work_sessions.c.id.in_(answered),
-                    )
-                )
-                .where(
-                    or_(work_sessions.c.lease_until.is_(None), work_sessions.c.lease_until < moment)
-                )
+            rows = await database.across_people(
+                db, "worker_runnable_sessions", runnable, moment=moment
             )
             return [(row.id, row.person) for row in rows]
 
@@ -590,18 +614,38 @@ class WorkStore:
         )
 
     async def due(self, limit: int = 50) -> list[Outgoing]:
+        """What is due to be sent, oldest first; each person's read as that person."""
+        moment = now()
+        due = (
+            select(outbox.c.id, outbox.c.person)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_try_at <= moment)
+            .order_by(outbox.c.id)
+            .limit(limit)
+        )
         async with self._sessions() as db:
-            rows = await db.execute(
-                select(outbox)
-                .where(outbox.c.sent_at.is_(None))
-                .where(outbox.c.next_try_at <= now())
-                .order_by(outbox.c.id)
-                .limit(limit)
+            found = await database.across_people(
+                db, "worker_due_outbox", due, moment=moment, most=limit
             )
-            return [
-                Outgoing(r.id, r.person, r.topic, r.kind, r.key, json.loads(r.payload), r.attempts)
-                for r in rows
-            ]
+        outgoing: list[Outgoing] = []
+        for person in dict.fromkeys(row.person for row in found):
+            ids = [row.id for row in found if row.person == person]
+            with acting_for(person):
+                async with self._sessions() as db:
+                    rows = await db.execute(select(outbox).where(outbox.c.id.in_(ids)))
+                    outgoing += [
+                        Outgoing(
+                            r.id,
+                            r.person,
+                            r.topic,
+                            r.kind,
+                            r.key,
+                            json.loads(r.payload),
+                            r.attempts,
+                        )
+                        for r in rows
+                    ]
+        return sorted(outgoing, key=lambda item: item.id)
 
     async def sent(self, outgoing_id: int) -> None:
         async with self._sessions() as db, db.begin():
