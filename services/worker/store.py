@@ -238,8 +238,9 @@ class WorkStore:
                 loads=0,
             )
             .on_conflict_do_nothing(index_elements=[work_sessions.c.id])
+            .returning(work_sessions.c.id)
         )
-        return inserted.rowcount == 1
+        return inserted.first() is not None
 
     async def load(self, session_id: str, replica: str) -> WorkSession:
         """The work session with its whole model conversation, marked loaded by `replica`."""

@@ -14,12 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.runtime import migrate
 from memory.settings import MemorySettings
-from memory.store import FACT, SERVICE_ROLE, Item, MemoryStore, new_item_id, open_memory_engine
+from memory.store import FACT, Item, MemoryStore, new_item_id, open_memory_engine
 from memory.tables import memory_items
 from tests.support.postgres import fresh_schema
 from violet import database
 
 AT = datetime(2025, 5, 1, tzinfo=UTC)
+SERVICE_ROLE = database.service_role("memory")
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 async def engine(url: str) -> AsyncIterator[AsyncEngine]:
-    opened = open_memory_engine(database.sync_url(MemorySettings(database_url=url), "memory"))
+    opened = open_memory_engine(database.service_engine(MemorySettings(database_url=url), "memory"))
     yield opened
     await opened.dispose()
 
