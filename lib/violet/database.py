@@ -19,6 +19,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from psycopg import sql
 from sqlalchemy import event, text
 from sqlalchemy.engine import URL, Connection, Row, make_url
 from sqlalchemy.ext.asyncio import (
@@ -62,8 +63,8 @@ def application_name(service: str) -> str:
 
 
 def service_url(settings: CommonSettings, service: str) -> URL:
-    """Where the service's own connections go: on PostgreSQL the same database as the service's
-    role, named after the service in `pg_stat_activity`; SQLite as it is."""
+    """Where the service's own connections go: on PostgreSQL the URL's database, logged in as
+    the service's role and named after the service in `pg_stat_activity`; SQLite as it is."""
     url = sync_url(settings, service)
     if not is_postgres(url):
         return url
@@ -217,5 +218,7 @@ def ensure_login_role(connection: Connection, role: str, password: str) -> None:
     elif not state.can_login:
         connection.exec_driver_sql(f"ALTER ROLE {quoted} LOGIN")
     if password and may_manage:
-        literal = "'" + password.replace("'", "''") + "'"
-        connection.exec_driver_sql(f"ALTER ROLE {quoted} PASSWORD {literal}")
+        statement = sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+            sql.Identifier(role), sql.Literal(password)
+        )
+        connection.connection.cursor().execute(statement)  # no placeholders: '%' stays itself
