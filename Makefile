@@ -19,6 +19,8 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format .
@@ -36,12 +38,14 @@ $(STAMP): pyproject.toml $(VENV)/bin/python
 
 protos: $(GENERATED)
 
-# Generated code is never edited by hand and never committed.
+# Generated code is never edited by hand and never committed. The typed stubs of the messages
+# (`--pyi_out`) and of the gRPC stubs and servicers (mypy-protobuf's plugin) are what mypy reads.
 $(GENERATED): $(PROTOS) $(STAMP)
 	rm -rf lib/violet/v1
 	mkdir -p lib/violet/v1
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=lib --grpc_python_out=lib \
-		--pyi_out=lib $(PROTOS)
+		--pyi_out=lib --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=lib $(PROTOS)
 	touch lib/violet/v1/__init__.py $@
 
 # The pinned runtime dependencies the container images install.

@@ -15,7 +15,7 @@ import socket
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from pathlib import Path
 import websockets
 
 from violet.identity import issue_token
+from violet.models import JsonObject
 from violet.settings import CommonSettings
 from violet_cli import sandbox_bench
 from violet_cli.economy import (
@@ -279,7 +280,7 @@ def run_benchmarks(data: str, out: str) -> int:
 
 
 def render_economy(economies: dict[str, Economy]) -> str:
-    def row(name: str, value) -> str:  # type: ignore[no-untyped-def]
+    def row(name: str, value: Callable[[Economy], str]) -> str:
         return f"| {name} | " + " | ".join(value(e) for e in economies.values()) + " |"
 
     first = next(iter(economies.values()))
@@ -309,8 +310,8 @@ def render(
     turns: Distribution,
     per_second: float,
     economies: dict[str, Economy],
-    routing: dict,
-    memory: dict,
+    routing: JsonObject,
+    memory: JsonObject,
     trust: Figures,
 ) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import websockets
 
+from violet.models import JsonObject
 from violet.settings import CommonSettings, load_settings
 from violet_cli.tokens import NoLocalStack, local_token
 
@@ -38,7 +39,7 @@ def _dim(text: str) -> str:
 class Said:
     """A line for the gateway, or words for the person only (a mistake, a question)."""
 
-    frame: dict | None = None
+    frame: JsonObject | None = None
     reply: str = ""
 
 
@@ -91,7 +92,7 @@ class Chat:
                 self.waiting.discard(frame["reply_to"])
                 self.answered.set()
 
-    def show(self, frame: dict) -> None:
+    def show(self, frame: JsonObject) -> None:
         kind = frame.get("type")
         if kind == "message":
             if frame["from"] == "you" and self._typed[frame["text"]] > 0:
@@ -106,7 +107,7 @@ class Chat:
         elif kind == "error":
             print(frame["text"], flush=True)
 
-    def _show_memory(self, items: list[dict]) -> None:
+    def _show_memory(self, items: list[JsonObject]) -> None:
         if not items:
             print("Violet doesn't remember anything about you yet.", flush=True)
             return

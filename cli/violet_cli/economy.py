@@ -34,21 +34,20 @@ import httpx
 from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
-from session.effects import Effects
 from session.feed import Feed
-from session.fold import Folder
+from session.fold import Fold
 from session.peers import MemoryClient
-from session.pins import Pin, Pins
-from session.runner import TurnRunner
-from session.transcript import Message, Transcript
+from session.pins import Pin
+from session.runner import Delivery, Replica, TurnRunner
+from session.store import ConversationStore
+from session.transcript import Message
 from session.turn import MainSession
-from session.turn_lock import TurnLock
-from session.updates import Updates
+from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
 from violet.channels import Peers
 from violet.identity import Identity
-from violet.models import make_model_client
+from violet.models import JsonObject, make_model_client
 from violet.models.offline_rules import WORK_VERB
 from violet.models.offline_text import strip_lead
 from violet.models.tools import RECORD_PROMISE, UPDATE_PREFIX, is_memory_note
@@ -75,7 +74,7 @@ class RecentSentences:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         if person_message:
             self._said.append(person_message)
@@ -97,24 +96,22 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
         url = make_url(f"sqlite:///{Path(home) / 'session.db'}")
         database.migrate(url, "session.migrations", "alembic_version_session")
         engine = database.open_engine(url)
-        sessions = database.sessionmaker(engine)
+        db = database.sessionmaker(engine)
         model = make_model_client(api_key="economy", base_url=api_url, main_model="", fast_model="")
         try:
-            transcript, pins, updates = (
-                Transcript(sessions, False),
-                Pins(sessions),
-                Updates(sessions),
-            )
+            store = ConversationStore.open(db, notify=False)
+            transcript, pins = store.transcript, store.pins
             memory, frame = cast(MemoryClient, RecentSentences()), Window(window)
             nobody = Peers({}, 5.0)  # no line hands work over, so no peer is ever called
-            actions = MainActions(pins, Effects(sessions), nobody)
-            main = MainSession(model, transcript, pins, memory, actions, frame)
-            folder = Folder(model, transcript, pins, updates, frame, "economy")
-            lock = TurnLock(sessions, "economy", 30.0)
+            actions = MainActions(pins, store.effects, nobody)
             runner = TurnRunner(
-                transcript, lock, main, folder, updates, memory, Feed(1.0), "economy", "e" * 32
+                store,
+                MainSession(model, pins, memory, actions, frame),
+                Fold(model, store, frame, "economy"),
+                Delivery(Feed(1.0), memory),
+                Replica("economy", "e" * 32, turn_lock(db, "economy", 30.0)),
             )
-            conversation = await transcript.conversation_of("economy")
+            conversation = await store.conversations.conversation_of("economy")
             for number, line in enumerate(lines):
                 await transcript.append_say(conversation, f"say-{number}", line)
                 runner.schedule(conversation)
@@ -178,7 +175,7 @@ class Economy:
     def cache_read_share(self) -> float:
         return self.read_tokens / self.prompt_tokens
 
-    def summary(self) -> dict:
+    def summary(self) -> JsonObject:
         return {
             "turns": self.turns,
             "size_ratio": round(self.size_ratio(), 3),
@@ -192,7 +189,7 @@ class Economy:
         }
 
 
-def figures(recorded: Sequence[dict], transcript: Sequence[Message]) -> Economy:
+def figures(recorded: Sequence[JsonObject], transcript: Sequence[Message]) -> Economy:
     """The figures of one conversation from its recorded requests (`{"body", "usage"}` each)."""
     mains = [r for r in recorded if _is_main(r["body"]) and r.get("usage")]
     folds = [r for r in recorded if (r["body"].get("tool_choice") or {}).get("name") == "fold"]
@@ -213,7 +210,7 @@ def figures(recorded: Sequence[dict], transcript: Sequence[Message]) -> Economy:
     return economy
 
 
-def stable_prefix(before: dict, after: dict) -> float:
+def stable_prefix(before: JsonObject, after: JsonObject) -> float:
     """The share of `after` (by characters) in leading blocks identical to `before`'s."""
     earlier, later = _sized_blocks(before), _sized_blocks(after)
     shared = 0
@@ -224,7 +221,7 @@ def stable_prefix(before: dict, after: dict) -> float:
     return shared / sum(size for _, size in later)
 
 
-def _sized_blocks(body: dict) -> list[tuple[str, int]]:
+def _sized_blocks(body: JsonObject) -> list[tuple[str, int]]:
     found = []
     for block in _blocks(body):
         text = json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True)
@@ -232,7 +229,7 @@ def _sized_blocks(body: dict) -> list[tuple[str, int]]:
     return found
 
 
-def _blocks(body: dict) -> list[dict]:
+def _blocks(body: JsonObject) -> list[JsonObject]:
     """Tools, system blocks and message blocks, in the order the API reads them."""
     system = body.get("system") or []
     blocks = [*(body.get("tools") or [])]
@@ -243,11 +240,11 @@ def _blocks(body: dict) -> list[dict]:
     return blocks
 
 
-def _is_main(body: dict) -> bool:
+def _is_main(body: JsonObject) -> bool:
     return any(tool["name"] == RECORD_PROMISE for tool in body.get("tools") or [])
 
 
-def _answers_person(body: dict) -> bool:
+def _answers_person(body: JsonObject) -> bool:
     """A main call that opens the turn answering the person (not a tool round, not a telling)."""
     last = body["messages"][-1]
     content = last["content"]
@@ -259,7 +256,7 @@ def _answers_person(body: dict) -> bool:
     return last["role"] == "user" and bool(texts) and not texts[0].startswith(UPDATE_PREFIX)
 
 
-def _prompt(usage: dict) -> int:
+def _prompt(usage: JsonObject) -> int:
     return (
         usage["input_tokens"]
         + usage["cache_creation_input_tokens"]
@@ -280,7 +277,7 @@ def _history_tokens(transcript: Sequence[Message]) -> Iterator[int]:
             yield total
 
 
-def _full_history(body: dict, history: int) -> int:
+def _full_history(body: JsonObject, history: int) -> int:
     """The call with the whole conversation instead of the summary, pins and window: its tools,
     instructions and notes, and every message so far."""
     system = body["system"]
@@ -360,7 +357,7 @@ def script_promises(url: str, every: int, keeps: bool) -> None:
     httpx.post(f"{url}/_control/promises", json=spec, timeout=10).raise_for_status()
 
 
-def recorded_requests(url: str) -> list[dict]:
+def recorded_requests(url: str) -> list[JsonObject]:
     answer = httpx.get(f"{url}/_control/requests", timeout=120)
     answer.raise_for_status()
     return answer.json()

@@ -25,6 +25,7 @@ from pathlib import Path
 from memory.runtime import migrate, open_memory
 from memory.settings import MemorySettings
 from memory.store import NewTurn
+from violet.models import JsonObject
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 3, 5)
@@ -53,7 +54,7 @@ def load_locomo(path: str) -> list[Conversation]:
     return [_conversation(sample) for sample in json.loads(Path(path).read_text())]
 
 
-def _conversation(sample: dict) -> Conversation:
+def _conversation(sample: JsonObject) -> Conversation:
     talk = sample["conversation"]
     found = Conversation(person=f"locomo-{sample['sample_id']}")
     numbers = sorted(
@@ -86,7 +87,7 @@ def _when(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
-def _said(turn: dict) -> str:
+def _said(turn: JsonObject) -> str:
     text = f"{turn['speaker']}: {turn['text']}"
     if turn.get("blip_caption"):
         text += f" [shares {turn['blip_caption']}]"
@@ -103,7 +104,7 @@ def _evidence(entries: list[str]) -> frozenset[str]:
     )
 
 
-async def _evaluate(conversations: list[Conversation], settings: MemorySettings) -> dict:
+async def _evaluate(conversations: list[Conversation], settings: MemorySettings) -> JsonObject:
     hits: dict[str, dict[int, list[bool]]] = defaultdict(lambda: {k: [] for k in KS})
     latencies_ms: list[float] = []
     async with open_memory(settings) as memory:
@@ -133,7 +134,7 @@ async def _evaluate(conversations: list[Conversation], settings: MemorySettings)
     return _report(hits, latencies_ms)
 
 
-def _report(hits: dict[str, dict[int, list[bool]]], latencies_ms: list[float]) -> dict:
+def _report(hits: dict[str, dict[int, list[bool]]], latencies_ms: list[float]) -> JsonObject:
     def rates(found: dict[int, list[bool]]) -> dict[str, float]:
         return {f"recall_at_{k}": round(sum(found[k]) / max(len(found[k]), 1), 3) for k in KS}
 
@@ -152,7 +153,7 @@ def _report(hits: dict[str, dict[int, list[bool]]], latencies_ms: list[float]) -
     }
 
 
-def eval_memory(path: str) -> dict:
+def eval_memory(path: str) -> JsonObject:
     """Runs the evaluation on fresh stores; prints the report as the last stdout line."""
     conversations = load_locomo(path)
     with tempfile.TemporaryDirectory(prefix="violet-eval-memory-") as home:

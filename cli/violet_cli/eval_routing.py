@@ -32,6 +32,7 @@ from router.runtime import migrate, open_router
 from router.settings import RouterSettings
 from router.training import Memo
 from violet.embedder import get_embedder
+from violet.models import JsonObject
 
 PROGRESS_EVERY = 100
 
@@ -64,7 +65,7 @@ class Tally:
         self.recency_top1 += recent[:1] == [case.gold]
         self.recency_top3 += case.gold in recent[:3]
 
-    def report(self, cases: int) -> dict:
+    def report(self, cases: int) -> JsonObject:
         def share(part: int, whole: int) -> float:
             return round(part / whole, 3) if whole else 0.0
 
@@ -86,7 +87,7 @@ def most_recent_first(case: Case) -> list[str]:
     return [c.topic for c in sorted(active, key=lambda c: c.last_active, reverse=True)]
 
 
-async def _evaluate(cases: list[Case], settings: RouterSettings) -> dict:
+async def _evaluate(cases: list[Case], settings: RouterSettings) -> JsonObject:
     tally = Tally()
     # Cases repeat the same cards many times: each distinct text is embedded once.
     embedder = Memo(await asyncio.to_thread(get_embedder))
@@ -104,7 +105,7 @@ async def _evaluate(cases: list[Case], settings: RouterSettings) -> dict:
     return tally.report(len(cases))
 
 
-def eval_routing(path: str) -> dict:
+def eval_routing(path: str) -> JsonObject:
     """Runs the evaluation on fresh stores; prints the report as the last stdout line."""
     cases = load_cases(path)
     with tempfile.TemporaryDirectory(prefix="violet-eval-routing-") as home:

@@ -34,7 +34,9 @@ def ready(settings: CommonSettings) -> bool:
     for service in SERVICES[:-1]:
         with grpc.insecure_channel(settings.address_of(service)) as channel:
             try:
-                answer = health_pb2_grpc.HealthStub(channel).Check(
+                stub = health_pb2_grpc.HealthStub(channel)
+                # The health package's stubs declare no client methods.
+                answer: health_pb2.HealthCheckResponse = stub.Check(  # type: ignore[attr-defined]
                     health_pb2.HealthCheckRequest(), timeout=1.0
                 )
             except grpc.RpcError:

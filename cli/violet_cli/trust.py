@@ -26,7 +26,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import websockets
 
-from violet_cli.trust_corpus import Corpus, Person, Served, canonical
+from violet.models import JsonObject
+from violet_cli.trust_corpus import Attempt, Corpus, Person, Served, canonical
 from worker.folders import Folders
 
 FRAME_TIMEOUT_S = 60.0
@@ -64,8 +65,7 @@ class CorpusWeb:
                 return None
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        host, port = self._server.server_address[:2]
-        self.base_url = f"http://{host}:{port}"
+        self.base_url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -81,7 +81,7 @@ class CorpusWeb:
         self._server.server_close()
 
 
-def _search(served: dict[str, Served], base_url: str, query: str) -> dict:
+def _search(served: dict[str, Served], base_url: str, query: str) -> JsonObject:
     wanted = set(_WORD.findall(query.lower()))
     scored = sorted(
         (-len(wanted & set(_WORD.findall(f"{page.title} {page.snippet}".lower()))), path)
@@ -114,7 +114,7 @@ class Figures:
     # What went wrong, in words, for a failing check to show.
     problems: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JsonObject:
         return {
             "people": self.people,
             "attempts": self.attempts,
@@ -139,7 +139,7 @@ class _Phone:
         self._socket = socket
         self.later: list[str] = []  # Violet's messages that answer no say: work results
 
-    async def _next(self) -> dict:
+    async def _next(self) -> JsonObject:
         frame = json.loads(await asyncio.wait_for(self._socket.recv(), FRAME_TIMEOUT_S))
         if frame["type"] == "message" and frame["from"] == "violet" and "reply_to" not in frame:
             self.later.append(frame["text"])
@@ -157,7 +157,7 @@ class _Phone:
         while len(self.later) < count:
             await self._next()
 
-    async def memory_page(self) -> list[dict]:
+    async def memory_page(self) -> list[JsonObject]:
         await self._socket.send(json.dumps({"type": "memory.list"}))
         while True:
             frame = await self._next()
@@ -207,7 +207,9 @@ async def _until_page_settles(phone: _Phone, person: Person) -> None:
         await asyncio.sleep(0.2)
 
 
-def _count_page(person: Person, page: list[dict], markers: dict, figures: Figures) -> None:
+def _count_page(
+    person: Person, page: list[JsonObject], markers: dict[str, Attempt], figures: Figures
+) -> None:
     everything = {canonical(item["text"]): item for item in page}
     for marker, attempt in markers.items():
         if any(marker in text for text in everything):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import grpc
 
@@ -31,11 +32,19 @@ class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
     def __init__(self, timeout_s: float) -> None:
         self.timeout_s = timeout_s
 
-    async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+    async def intercept_unary_unary(
+        self,
+        continuation: Callable[
+            [grpc.aio.ClientCallDetails, Any], Awaitable[grpc.aio.UnaryUnaryCall[Any, Any]]
+        ],
+        client_call_details: grpc.aio.ClientCallDetails,
+        request: Any,
+    ) -> grpc.aio.UnaryUnaryCall[Any, Any]:
+        # The details are a namedtuple at run time; the stubs declare a plain class.
         if client_call_details.timeout is None:
-            client_call_details = client_call_details._replace(timeout=self.timeout_s)
+            client_call_details = client_call_details._replace(timeout=self.timeout_s)  # type: ignore[attr-defined]
         if client_call_details.wait_for_ready is None:
-            client_call_details = client_call_details._replace(wait_for_ready=True)
+            client_call_details = client_call_details._replace(wait_for_ready=True)  # type: ignore[attr-defined]
         return await continuation(client_call_details, request)
 
 
@@ -46,6 +55,9 @@ def open_channel(address: str, timeout_s: float) -> grpc.aio.Channel:
         options=CHANNEL_OPTIONS,
         interceptors=[_Patient(timeout_s), *client_interceptors()],
     )
+
+
+Stub = TypeVar("Stub")
 
 
 class Peers:
@@ -61,7 +73,7 @@ class Peers:
             self._channels[service] = open_channel(self._addresses[service], self._timeout_s)
         return self._channels[service]
 
-    def stub(self, service: str, stub_class: type[Any]) -> Any:
+    def stub(self, service: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
         return stub_class(self.channel(service))
 
     async def close(self) -> None:

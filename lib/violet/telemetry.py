@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
+from typing import Any
 
 import grpc
 from opentelemetry import context as otel_context
@@ -67,19 +68,16 @@ class JsonLinesSpanExporter(SpanExporter):
         return SpanExportResult.SUCCESS
 
     def _entry(self, span: ReadableSpan) -> dict:
-        context = span.get_span_context()
+        trace_id, span_id = hex_ids(span.get_span_context())
         return {
-            "trace_id": format(context.trace_id, "032x"),
-            "span_id": format(context.span_id, "016x"),
-            "parent_id": format(span.parent.span_id, "016x") if span.parent else None,
+            "trace_id": trace_id,
+            "span_id": span_id,
+            "parent_id": hex_ids(span.parent)[1] if span.parent else None,
             "name": span.name,
             "service": self._service,
             "attributes": dict(span.attributes or {}),
             "links": [
-                {
-                    "trace_id": format(link.context.trace_id, "032x"),
-                    "span_id": format(link.context.span_id, "016x"),
-                }
+                dict(zip(("trace_id", "span_id"), hex_ids(link.context), strict=True))
                 for link in span.links
             ],
             "start": span.start_time,
@@ -173,6 +171,11 @@ def shutdown_telemetry() -> None:
         meter_provider.shutdown()
 
 
+# A handler of any method's stream: its messages are of any type, and its context may be the
+# instrumentation's wrapper of the call's.
+StreamHandler = Callable[[Any, Any], AsyncGenerator[Any, None]]
+
+
 class _ServerInterceptor(OpenTelemetryAioServerInterceptor):
     """The instrumentation's server interceptor, with streamed replies traced step by step.
 
@@ -181,9 +184,13 @@ class _ServerInterceptor(OpenTelemetryAioServerInterceptor):
     be detached ("Failed to detach context"). Here the call's context is current only while the
     handler computes its next reply: attached and detached within that one step."""
 
-    def _intercept_aio_server_stream(self, behavior, handler_call_details):  # type: ignore[no-untyped-def]
-        async def stream(request, context):  # type: ignore[no-untyped-def]
-            metadata = {item.key: item.value for item in context.invocation_metadata() or ()}
+    def _intercept_aio_server_stream(
+        self, behavior: StreamHandler, handler_call_details: grpc.HandlerCallDetails
+    ) -> StreamHandler:
+        async def stream(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncGenerator[Any, None]:
+            metadata = {key: value for key, value in context.invocation_metadata() or ()}
             parent = extract(metadata)
             service, _, method = handler_call_details.method.lstrip("/").partition("/")
             span = self._tracer.start_span(
@@ -227,6 +234,34 @@ def server_interceptors() -> list:
 
 def client_interceptors() -> list:
     return list(aio_client_interceptors(filter_=_TRACED_CALLS))
+
+
+# Work that continues after the call that asked for it (a turn, background work) keeps where it
+# came from: the session stores the whole context (`carrier`), the worker the span's two ids.
+
+
+def hex_ids(context: trace.SpanContext) -> tuple[str, str]:
+    """A span's trace id and span id in hex, as W3C trace context, traces and logs write them."""
+    return format(context.trace_id, "032x"), format(context.span_id, "016x")
+
+
+def current_span_ids() -> tuple[str, str] | None:
+    """The current span's ids, or None outside a span."""
+    context = trace.get_current_span().get_span_context()
+    return hex_ids(context) if context.is_valid else None
+
+
+def links_to(trace_id: str | None, span_id: str | None) -> list[trace.Link]:
+    """A link to the span stored as `current_span_ids`, or none when nothing was stored."""
+    if not (trace_id and span_id):
+        return []
+    origin = trace.SpanContext(
+        int(trace_id, 16),
+        int(span_id, 16),
+        is_remote=True,
+        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+    )
+    return [trace.Link(origin)]
 
 
 def carrier() -> str:

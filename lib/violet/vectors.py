@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 import numpy as np
@@ -98,14 +98,15 @@ class VectorStore(Protocol):
     async def close(self) -> None: ...
 
 
-def _named(point: VectorPoint) -> dict[str, list[float]]:
+def _named(point: VectorPoint) -> dict[str, Any]:
+    """The point's named vectors; `Any` as each client types them its own way."""
     vectors = {TEXT: point.vector.tolist()}
     if point.context_vector is not None:
         vectors[CONTEXT] = point.context_vector.tolist()
     return vectors
 
 
-def _stored(point_id: object, payload: dict | None, vectors: object) -> StoredVectors:
+def _stored(point_id: object, payload: dict[str, Any] | None, vectors: object) -> StoredVectors:
     named = vectors if isinstance(vectors, dict) else {}
     context = named.get(CONTEXT)
     return StoredVectors(
@@ -142,7 +143,7 @@ class EdgeVectorStore:
             ) from error
 
     @staticmethod
-    def _of(person: str, *more: object) -> edge.Filter:
+    def _of(person: str, *more: edge.ConditionType) -> edge.Filter:
         return edge.Filter(
             must=[edge.FieldCondition(key="person", match=edge.MatchValue(person)), *more]
         )
@@ -298,7 +299,8 @@ class QdrantVectorStore:
             qdrant.KeywordIndexParams(type=qdrant.KeywordIndexType.KEYWORD, is_tenant=True),
         )
         info = await self._client.get_collection(self._collection)
-        size = info.config.params.vectors[TEXT].size  # type: ignore[index]
+        named = info.config.params.vectors
+        size = named[TEXT].size if isinstance(named, dict) and TEXT in named else None
         if size != dimension:
             raise VectorStoreError(
                 f"The Qdrant collection {self._collection} on {self._server} holds vectors of "

@@ -10,6 +10,7 @@ from gateway.app import create_app
 from gateway.settings import GatewaySettings
 from violet.channels import Peers
 from violet.logs import setup_logging
+from violet.server import command_line
 from violet.settings import load_settings
 from violet.telemetry import setup_telemetry, shutdown_telemetry
 
@@ -19,6 +20,7 @@ WS_MAX_BYTES = 1024 * 1024
 
 
 def main() -> None:
+    command_line(NAME, commands=(), migrates=False).parse_args()
     settings = load_settings(GatewaySettings)
     setup_logging(NAME, settings.log_level, settings.log_format)
     peers = Peers(

@@ -39,7 +39,10 @@ PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9
 async def _serving(peers: Peers, service: str) -> bool:
     stub = health_pb2_grpc.HealthStub(peers.channel(service))
     try:
-        answer = await stub.Check(health_pb2.HealthCheckRequest(), timeout=HEALTH_TIMEOUT_S)
+        # The health package's stubs declare no client methods.
+        answer: health_pb2.HealthCheckResponse = await stub.Check(  # type: ignore[attr-defined]
+            health_pb2.HealthCheckRequest(), timeout=HEALTH_TIMEOUT_S
+        )
     except grpc.aio.AioRpcError:
         return False
     return answer.status == health_pb2.HealthCheckResponse.SERVING

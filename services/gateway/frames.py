@@ -7,6 +7,7 @@ internal object, so nothing internal can ride along to a device.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +147,7 @@ def _say(data: dict[str, Any]) -> Say:
     return Say(message_id, text)
 
 
-def _memory(action: str, needs_item: bool):  # type: ignore[no-untyped-def]
+def _memory(action: str, needs_item: bool) -> Callable[[dict[str, Any]], MemoryRequest]:
     def parse_memory(data: dict[str, Any]) -> MemoryRequest:
         item = data.get("item", "")
         valid = isinstance(item, str) and 0 < len(item) <= MAX_ID_CHARS and "\x00" not in item
@@ -157,7 +158,7 @@ def _memory(action: str, needs_item: bool):  # type: ignore[no-untyped-def]
     return parse_memory
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "hello": _hello,
     "say": _say,
     "memory.list": _memory("list", needs_item=False),

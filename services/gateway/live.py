@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC
 
 import grpc
@@ -84,9 +85,11 @@ async def receive_raw(websocket: WebSocket) -> str | bytes:
     message = await websocket.receive()
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000))
-    if message.get("text") is not None:
-        return message["text"]
-    return message.get("bytes") or b""
+    text: str | None = message.get("text")
+    if text is not None:
+        return text
+    data: bytes | None = message.get("bytes")
+    return data or b""
 
 
 class LiveEndpoint:
@@ -101,11 +104,11 @@ class LiveEndpoint:
 
     # Stubs are made on first use: gRPC channels belong to the event loop that serves.
     @property
-    def _session(self) -> session_pb2_grpc.SessionStub:
+    def _session(self) -> session_pb2_grpc.SessionAsyncStub:
         return self._peers.stub("session", session_pb2_grpc.SessionStub)
 
     @property
-    def _memory(self) -> memory_pb2_grpc.MemoryStub:
+    def _memory(self) -> memory_pb2_grpc.MemoryAsyncStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
 
     def _internal(self, person: str) -> tuple[tuple[str, str], ...]:
@@ -269,7 +272,8 @@ class LiveEndpoint:
             raise FrameError("unavailable", UNAVAILABLE_TEXT) from None
 
     async def _memory_page(self, device: Device, person: str, request: MemoryRequest) -> None:
-        calls = {
+        metadata = self._internal(person)
+        calls: dict[str, Callable[[], Awaitable[memory_pb2.ListReply]]] = {
             "list": lambda: self._memory.List(memory_pb2.ListRequest(), metadata=metadata),
             "forget": lambda: self._memory.Forget(
                 memory_pb2.ItemRequest(item=request.item), metadata=metadata
@@ -281,7 +285,6 @@ class LiveEndpoint:
                 memory_pb2.ForgetAllRequest(), metadata=metadata
             ),
         }
-        metadata = self._internal(person)
         try:
             page = await calls[request.action]()
         except grpc.aio.AioRpcError as error:

@@ -3,22 +3,22 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from datetime import timedelta
+
+import grpc
 
 from memory.runtime import NAME, migrate, open_memory
 from memory.service import MemoryService
 from memory.settings import MemorySettings
 from violet.identity import resolve_secret
-from violet.logs import setup_logging
-from violet.server import Hosted, run
-from violet.settings import load_settings
+from violet.server import Command, Hosted, run, start
 from violet.unavailable import DependencyUnavailable
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
@@ -35,7 +35,7 @@ async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
             )
         )
 
-        def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+        def register(server: grpc.aio.Server) -> list[str]:
             memory_pb2_grpc.add_MemoryServicer_to_server(service, server)
             return [memory_pb2.DESCRIPTOR.services_by_name["Memory"].full_name]
 
@@ -54,16 +54,21 @@ async def sleep(settings: MemorySettings) -> int:
     return 1 if report.failed else 0
 
 
+def sleep_everyone(args: argparse.Namespace) -> int:
+    settings = start(NAME, MemorySettings, migrate)
+    try:
+        return asyncio.run(sleep(settings))
+    except DependencyUnavailable as error:
+        raise SystemExit(f"{NAME} cannot sleep: {error}") from None
+
+
+SLEEP = Command(
+    "sleep", "run the nightly pass over everyone: consolidate, purge, compact", sleep_everyone
+)
+
+
 def main() -> None:
-    if sys.argv[1:] == ["sleep"]:
-        settings = load_settings(MemorySettings)
-        setup_logging(NAME, settings.log_level, settings.log_format)
-        migrate(settings)
-        try:
-            sys.exit(asyncio.run(sleep(settings)))
-        except DependencyUnavailable as error:
-            raise SystemExit(f"{NAME} cannot sleep: {error}") from None
-    run(NAME, MemorySettings, resources, migrate)
+    run(NAME, MemorySettings, resources, migrate, [SLEEP])
 
 
 if __name__ == "__main__":

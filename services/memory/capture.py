@@ -21,11 +21,13 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from memory.deeds import Deed, item_text
-from memory.indexing import Embeddings, index_items
+from memory.indexing import index_items
 from memory.merging import drop_vectors, give_way, plan
 from memory.provenance import VIOLET, YOU, Proposed, keep
-from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id, now
+from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id
 from memory.subjects import subject_of
+from violet.clock import utc_now
+from violet.embedder import Embedder
 from violet.models import ModelClient, ModelError, origin
 from violet.vectors import VectorStore
 
@@ -55,12 +57,12 @@ class Capturer:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embeddings: Embeddings,
+        embedder: Embedder,
         model: ModelClient,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embeddings = embeddings
+        self._embedder = embedder
         self._model = model
         self._wanted: set[str] = set()
         self._passes: dict[str, asyncio.Task[None]] = {}
@@ -102,7 +104,7 @@ class Capturer:
         after = 0
         while True:
             async with self._store.of(person) as memory:
-                turns = await memory.claim_turns(now() + CLAIM_LEASE, BATCH, after_id=after)
+                turns = await memory.claim_turns(utc_now() + CLAIM_LEASE, BATCH, after_id=after)
             if not turns:
                 return
             await self._make_items(person, turns)
@@ -113,7 +115,7 @@ class Capturer:
         still_there = await self._make_turn_items(person, turns)
         made = [await self._facts_of(person, turn) for turn in still_there]
         facts = [fact for result in made for fact in result.items]
-        await index_items(self._embeddings, self._vectors, facts, {})
+        await index_items(self._embedder, self._vectors, facts, {})
         await self._save(person, made, settle_facts=bool(facts))
 
     async def _make_turn_items(
@@ -133,7 +135,7 @@ class Capturer:
             previous = item
             made.append(Made(turn, [item], item.id, False, turn.attempts))
         await index_items(
-            self._embeddings, self._vectors, [i for m in made for i in m.items], previous_texts
+            self._embedder, self._vectors, [i for m in made for i in m.items], previous_texts
         )
         kept = await self._save(person, made, release=False)
         return [replace(m.turn, turn_item=m.turn_item) for m in made if m.turn.id in kept]
@@ -191,7 +193,7 @@ class Capturer:
             left = await give_way(memory, plan(facts, {}))
         if vanished:
             await self._vectors.delete(person, vanished)
-        await drop_vectors(self._store, self._vectors, self._embeddings, person, left)
+        await drop_vectors(self._store, self._vectors, self._embedder, person, left)
         return kept
 
 
@@ -211,7 +213,7 @@ def _turn_item(person: str, turn: CapturedTurn, previous: Item | None) -> Item:
         subject=None,
         subject_value=None,
         created_at=turn.at,
-        updated_at=now(),
+        updated_at=utc_now(),
     )
 
 
@@ -231,7 +233,7 @@ def _fact(person: str, turn: CapturedTurn, proposed: Proposed) -> Item:
         subject=subject.name if subject else None,
         subject_value=subject.value if subject else None,
         created_at=turn.at,
-        updated_at=now(),
+        updated_at=utc_now(),
     )
 
 
@@ -256,5 +258,5 @@ def _deed_fact(person: str, turn: CapturedTurn, deed: Deed) -> Item | None:
         subject=None,
         subject_value=None,
         created_at=turn.at,
-        updated_at=now(),
+        updated_at=utc_now(),
     )

@@ -24,11 +24,13 @@ from datetime import datetime, timedelta
 
 from memory.capture import Capturer
 from memory.deeds import from_json, item_text
-from memory.indexing import Embeddings, reindex
+from memory.indexing import reindex
 from memory.merging import Step, plan, settle
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
 from memory.recall import Recaller
-from memory.store import FACT, Item, MemoryStore, now
+from memory.store import FACT, Item, MemoryStore
+from violet.clock import utc_now
+from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -75,13 +77,13 @@ class Consolidator:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embeddings: Embeddings,
+        embedder: Embedder,
         capturer: Capturer,
         recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embeddings = embeddings
+        self._embedder = embedder
         self._capturer = capturer
         self._recaller = recaller
 
@@ -93,7 +95,7 @@ class Consolidator:
         async with self._store.of(person) as memory:
             facts = await memory.active_items(FACT)
         steps = plan(facts, await self._alike(person, facts))
-        left = await settle(self._store, self._vectors, self._embeddings, person, steps)
+        left = await settle(self._store, self._vectors, self._embedder, person, steps)
         async with self._store.of(person) as memory:
             if not await memory.has_waiting_turns():
                 await memory.drop_extracted_turns()
@@ -106,13 +108,15 @@ class Consolidator:
         while True:
             await asyncio.sleep(sweep_s)
             try:
-                for person in await self._store.quiet_people(now() - timedelta(seconds=quiet_s)):
+                for person in await self._store.quiet_people(
+                    utc_now() - timedelta(seconds=quiet_s)
+                ):
                     await self._consolidate_claimed(person)
             except Exception:  # a database hiccup: the next sweep tries again
                 log.exception("quiet consolidation failed")
 
     async def _consolidate_claimed(self, person: str) -> None:
-        started = now()
+        started = utc_now()
         if await self._store.claim_consolidation(person, started + CONSOLIDATION_LEASE):
             await self.consolidate(person)
             await self._store.consolidated(person, started)
@@ -127,7 +131,7 @@ class Consolidator:
                 report.merged += sum(step.merge for step in done.steps)
                 report.superseded += sum(not step.merge for step in done.steps)
                 report.withdrawn += done.withdrawn
-                report.purged += await self._purge(person, now() - undo_window)
+                report.purged += await self._purge(person, utc_now() - undo_window)
                 report.repaired += await self._repair(person)
             except Exception:
                 log.exception("sleep pass failed for a person", extra={"person": person})
@@ -171,7 +175,7 @@ class Consolidator:
             )
             await self._vectors.delete(person, unfounded)
             await reindex(
-                self._store, person, self._embeddings, self._vectors, back, [i.id for i in back]
+                self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
             )
         return len(unfounded)
 
@@ -189,5 +193,5 @@ class Consolidator:
         missing = [item for item in active if item.id not in stored]
         stray = sorted(stored - {item.id for item in active})
         await self._vectors.delete(person, stray)
-        await reindex(self._store, person, self._embeddings, self._vectors, missing, stray)
+        await reindex(self._store, person, self._embedder, self._vectors, missing, stray)
         return len(missing) + len(stray)

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from memory.provenance import stems
+from violet.v1 import deeds_pb2
 
 Done = Literal["calculated", "wrote", "sent"]
 
@@ -59,20 +60,20 @@ class UnfitDeed(ValueError):
     """A deed too large or of no known kind: the caller sent something malformed."""
 
 
-def from_proto(deed: object) -> Deed:
+def from_proto(deed: deeds_pb2.Deed) -> Deed:
     """A deed of the `violet.v1.Deed` message; raises UnfitDeed when one is malformed."""
-    done = deed.WhichOneof("done")  # type: ignore[attr-defined]
-    asked = str(deed.asked)  # type: ignore[attr-defined]
+    done = deed.WhichOneof("done")
+    asked = str(deed.asked)
     if len(asked) > MAX_ASKED_CHARS:
         raise UnfitDeed(f"a deed's request holds at most {MAX_ASKED_CHARS} characters")
     if done == "calculated":
-        part = deed.calculated  # type: ignore[attr-defined]
-        found = Deed("calculated", asked, expression=part.expression, value=part.value)
+        calculated = deed.calculated
+        found = Deed("calculated", asked, expression=calculated.expression, value=calculated.value)
     elif done == "wrote":
-        found = Deed("wrote", asked, name=deed.wrote.name)  # type: ignore[attr-defined]
+        found = Deed("wrote", asked, name=deed.wrote.name)
     elif done == "sent":
-        part = deed.sent  # type: ignore[attr-defined]
-        found = Deed("sent", asked, to=part.to, subject=part.subject)
+        sent = deed.sent
+        found = Deed("sent", asked, to=sent.to, subject=sent.subject)
     else:
         raise UnfitDeed("a deed says nothing that was done")
     fields = (found.expression, found.value, found.name, found.to, found.subject)

@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
-
-import numpy as np
-from numpy.typing import NDArray
 
 from memory.ranking import contextual_text
 from memory.store import TURN, Item, MemoryStore
-from violet.embedder import Embedder
+from violet.embedder import Embedder, embed_in_thread
 from violet.vectors import VectorPoint, VectorStore
 
 
-class Embeddings:
-    """The shared embedder, run in a worker thread so that recalls keep flowing meanwhile."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
-        self.dimension = embedder.dim
-
-    async def texts(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return await asyncio.to_thread(self._embedder.embed, list(texts))
-
-    async def query(self, text: str) -> NDArray[np.float32]:
-        return await asyncio.to_thread(self._embedder.embed_query, text)
-
-
 async def index_items(
-    embeddings: Embeddings,
+    embedder: Embedder,
     vectors: VectorStore,
     items: Sequence[Item],
     previous_texts: Mapping[str, str],
@@ -41,7 +21,7 @@ async def index_items(
     texts = [item.text for item in items]
     with_context = [i for i, item in enumerate(items) if item.kind == TURN]
     texts += [contextual_text(previous_texts.get(items[i].id), items[i].text) for i in with_context]
-    embedded = await embeddings.texts(texts)
+    embedded = await embed_in_thread(embedder, texts)
     context_of = {i: embedded[len(items) + n] for n, i in enumerate(with_context)}
     points = [
         VectorPoint(item.id, item.person, item.kind, embedded[i], context_of.get(i))
@@ -54,7 +34,7 @@ async def index_items(
 async def reindex(
     store: MemoryStore,
     person: str,
-    embeddings: Embeddings,
+    embedder: Embedder,
     vectors: VectorStore,
     items: Sequence[Item],
     changed: Sequence[str],
@@ -65,4 +45,4 @@ async def reindex(
         indexed = {item.id for item in items}
         again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
         previous_texts = await memory.previous_texts(again)
-    await index_items(embeddings, vectors, again, previous_texts)
+    await index_items(embedder, vectors, again, previous_texts)

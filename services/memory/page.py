@@ -8,9 +8,10 @@ turn and captured turn of the person for good.
 
 from __future__ import annotations
 
-from memory.indexing import Embeddings, reindex
+from memory.indexing import reindex
 from memory.recall import Recaller
 from memory.store import Item, MemoryStore
+from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 
@@ -23,12 +24,12 @@ class MemoryPage:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embeddings: Embeddings,
+        embedder: Embedder,
         recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embeddings = embeddings
+        self._embedder = embedder
         self._recaller = recaller
 
     async def facts(self, person: str) -> list[Item]:
@@ -42,7 +43,7 @@ class MemoryPage:
                 raise UnknownItem(item_id)
             left = await memory.forget(item) if item.forgotten_at is None else []
         await self._vectors.delete(person, left)
-        await reindex(self._store, person, self._embeddings, self._vectors, [], left)
+        await reindex(self._store, person, self._embedder, self._vectors, [], left)
         self._recaller.drop(person)
         return await self.facts(person)
 
@@ -53,7 +54,7 @@ class MemoryPage:
                 raise UnknownItem(item_id)
             back = await memory.restore(item) if item.forgotten_at is not None else []
         await reindex(
-            self._store, person, self._embeddings, self._vectors, back, [i.id for i in back]
+            self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
         )
         self._recaller.drop(person)
         return await self.facts(person)

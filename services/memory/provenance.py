@@ -16,11 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
-
-import Stemmer
 
 from violet.statements import stated, states
+from violet.text import STATEMENT_STOP_WORDS, stem
 
 YOU = "you"
 VIOLET = "violet"
@@ -33,14 +31,6 @@ MIN_SUPPORT = 0.5
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 _NUMBER = re.compile(r"\d+")
-_FUNCTION_WORD_LIST = """
-    a an the and or but of to in on at for with from by as is are was were be been am i i'm
-    my me you your he she it its we our they their this that these those do does did has have
-    had not no so than then there here what which who whom whose when where why how will would
-    can could should shall may might must just very too also about into over after before up
-    down out off again once person person's user user's
-"""
-_FUNCTION_WORDS = frozenset(_FUNCTION_WORD_LIST.split())
 
 
 @dataclass(frozen=True)
@@ -56,18 +46,13 @@ def normalise(text: str) -> str:
     return " ".join(text.translate(_APOSTROPHES).casefold().split())
 
 
-def content_words(text: str) -> set[str]:
+def content_stems(text: str) -> set[str]:
     """The stems of the words that carry meaning ("moved" and "moving" are one)."""
-    return stems(word for word in _WORD.findall(normalise(text)) if word not in _FUNCTION_WORDS)
+    return stems(w for w in _WORD.findall(normalise(text)) if w not in STATEMENT_STOP_WORDS)
 
 
 def stems(words: Iterable[str]) -> set[str]:
-    return set(_stemmer().stemWords(list(words)))
-
-
-@cache
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
+    return set(stem(words))
 
 
 def stated_in(quote: str, message: str) -> bool:
@@ -87,11 +72,11 @@ def stated_in(quote: str, message: str) -> bool:
 
 
 def supported_by(text: str, quote: str) -> bool:
-    said = content_words(text)
+    said = content_stems(text)
     if not said:
         return False
     numbers_shown = set(_NUMBER.findall(text)) <= set(_NUMBER.findall(quote))
-    return numbers_shown and len(said & content_words(quote)) / len(said) >= MIN_SUPPORT
+    return numbers_shown and len(said & content_stems(quote)) / len(said) >= MIN_SUPPORT
 
 
 def keep(proposed: Iterable[Proposed], *, person_message: str) -> list[Proposed]:

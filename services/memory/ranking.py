@@ -13,39 +13,21 @@ embeds the query; this module only scores. Choices measured on LoCoMo dev (760 q
 
 from __future__ import annotations
 
-import math
 import re
-import threading
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
 import numpy as np
-import Stemmer
 from numpy.typing import NDArray
+
+from violet.text import QUESTION_STOP_WORDS, Analyzer, Bm25, term_counts
 
 MAX_RECALL = 5
 
-_WORD = re.compile(r"\w\w+")
-# English function words, question words included: "what did she say about ..." should match
-# on its content words only. "may" stays: it is also a month.
-_STOPWORD_LIST = """
-    the an this that these those each every any some all both such own same other another
-    he him his she her hers it its we us our ours they them their theirs you your yours me my
-    mine myself yourself himself herself itself ourselves themselves yourselves
-    am is are was were be been being have has had having do does did doing will would shall
-    should can could might must not no nor don doesn didn isn aren wasn weren hasn haven hadn
-    won wouldn couldn shouldn ll ve re
-    about above after against along among around at before behind below beneath beside between
-    beyond by down during except for from in inside into near of off on onto out outside over
-    past since through throughout till to toward towards under until up upon with within without
-    and but or so yet because if then than while though although whether as
-    what when where which who whom whose why how
-    there here just also very too again further once only now more most
-"""
-_STOPWORDS = frozenset(_STOPWORD_LIST.split())
+# Words of two letters or more: a lone letter or digit matches too much.
+_QUESTIONS = Analyzer(re.compile(r"\w\w+"), QUESTION_STOP_WORDS)
 
 
 @dataclass(frozen=True)
@@ -104,14 +86,14 @@ class RecallIndex:
         in_context = [
             _dated(contextual_text(c.previous_text, c.text), c.created_at) for c in self._candidates
         ]
-        self._lexical = _Bm25(alone, k1, b)
-        self._lexical_in_context = _Bm25(in_context, k1, b)
+        self._lexical = Bm25([_term_counts(text) for text in alone], k1, b)
+        self._lexical_in_context = Bm25([_term_counts(text) for text in in_context], k1, b)
         self._vectors = _stack([c.vector for c in self._candidates])
         self._context_vectors = _stack(
             [c.vector if c.context_vector is None else c.context_vector for c in self._candidates]
         )
         self._speaker_words = [
-            frozenset(w for w in _words(c.speaker) if w not in _STOPWORDS) for c in self._candidates
+            frozenset(_QUESTIONS.content_words(c.speaker)) for c in self._candidates
         ]
 
     def search(self, query: RecallQuery, k: int = 3) -> list[RankedMemory]:
@@ -137,16 +119,17 @@ class RecallIndex:
             )
         w = self._weights
         alone, in_context = 1.0 - w.context_share, w.context_share
+        query_terms = _QUESTIONS.terms(query.text)
         fused = (
-            w.lexical * alone * _zscore(self._lexical.scores(query.text))
-            + w.lexical * in_context * _zscore(self._lexical_in_context.scores(query.text))
+            w.lexical * alone * _zscore(self._lexical.scores(query_terms))
+            + w.lexical * in_context * _zscore(self._lexical_in_context.scores(query_terms))
             + w.dense * alone * _zscore(self._vectors @ query_vector)
             + w.dense * in_context * _zscore(self._context_vectors @ query_vector)
         )
         return fused + self._speaker_named(query.text) * (np.ptp(fused) + 1.0)
 
     def _speaker_named(self, text: str) -> NDArray[np.bool_]:
-        query_words = set(_words(text))
+        query_words = set(_QUESTIONS.words(text))
         return np.fromiter(
             (bool(words & query_words) for words in self._speaker_words),
             dtype=bool,
@@ -164,58 +147,14 @@ def rank_memories(
     return RecallIndex(candidates, weights).search(query, k)
 
 
-class _Bm25:
-    """Okapi BM25 with Lucene's idf, scored from the query's terms alone.
-
-    bm25s gives the same scores (to 1e-6 on LoCoMo) but first builds a sparse index over every
-    term of every item, again whenever a person's memory changes: 22 ms for 680 items, against
-    6 ms here with the items' terms cached.
-    """
-
-    def __init__(self, texts: Sequence[str], k1: float, b: float) -> None:
-        self._counts = [_term_counts(text) for text in texts]
-        lengths = np.array([sum(counts.values()) for counts in self._counts], dtype=np.float64)
-        average = lengths.mean() if len(lengths) else 0.0
-        self._length_norm = k1 * (1.0 - b + b * lengths / (average or 1.0))
-
-    def scores(self, text: str) -> NDArray[np.float64]:
-        size = len(self._counts)
-        scores = np.zeros(size)
-        for term in _terms(text):
-            frequencies = np.fromiter(
-                (counts.get(term, 0) for counts in self._counts), dtype=np.float64, count=size
-            )
-            documents = np.count_nonzero(frequencies)
-            if documents == 0:
-                continue
-            idf = math.log(1.0 + (size - documents + 0.5) / (documents + 0.5))
-            scores += idf * frequencies / (frequencies + self._length_norm)
-        return scores
-
-
 def _dated(text: str, at: datetime) -> str:
     return f"{text} {at.day} {at:%B %Y}"
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-_stemmers = threading.local()
-
-
 @lru_cache(maxsize=50_000)
 def _term_counts(text: str) -> dict[str, int]:
-    # Items come back at every recall; their terms are computed once. Callers never mutate it.
-    return dict(Counter(_terms(text)))
-
-
-def _terms(text: str) -> list[str]:
-    # A Stemmer keeps state between calls and must not be shared between threads.
-    stemmer = getattr(_stemmers, "english", None)
-    if stemmer is None:
-        stemmer = _stemmers.english = Stemmer.Stemmer("english")
-    return stemmer.stemWords([w for w in _words(text) if w not in _STOPWORDS])
+    # Items come back at every recall; their terms are counted once. Callers never mutate it.
+    return term_counts(_QUESTIONS.terms(text))
 
 
 def _stack(vectors: Sequence[NDArray[np.float32]]) -> NDArray[np.float32]:

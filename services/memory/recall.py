@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.indexing import Embeddings
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
 from memory.store import Item, MemoryStore
+from violet.embedder import Embedder, embed_query_in_thread
 from violet.vectors import StoredVectors, VectorStore
 
 # People whose ranking index stays in memory; the least recently recalled go first.
@@ -39,10 +39,10 @@ class _Index:
 
 
 class Recaller:
-    def __init__(self, store: MemoryStore, vectors: VectorStore, embeddings: Embeddings) -> None:
+    def __init__(self, store: MemoryStore, vectors: VectorStore, embedder: Embedder) -> None:
         self._store = store
         self._vectors = vectors
-        self._embeddings = embeddings
+        self._embedder = embedder
         self._indexes: OrderedDict[str, _Index] = OrderedDict()
         # Bumped by drop(): an index built across a change is used once, not kept.
         self._generation: dict[str, int] = {}
@@ -53,7 +53,9 @@ class Recaller:
             raise ValueError(f"recall gives 1 to {MAX_RECALL} items, not {k}")
         if not query.strip():
             return []
-        vector, index = await asyncio.gather(self._embeddings.query(query), self._index_of(person))
+        vector, index = await asyncio.gather(
+            embed_query_in_thread(self._embedder, query), self._index_of(person)
+        )
         if not index.items:
             return []
         scores = await asyncio.to_thread(index.ranking.scores, RecallQuery(query, vector))

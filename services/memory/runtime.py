@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from memory.capture import Capturer
 from memory.consolidation import Consolidator
-from memory.indexing import Embeddings
 from memory.page import MemoryPage
 from memory.recall import Recaller
 from memory.settings import MemorySettings
@@ -51,21 +50,21 @@ async def open_memory(
 ) -> AsyncIterator[Memory]:
     """The parts on the configured stores; `model` replaces the configured model client."""
     engine = open_memory_engine(database.service_engine(settings, NAME))
-    embeddings = Embeddings(await asyncio.to_thread(get_embedder))
-    vectors = await open_vector_store(settings, embeddings.dimension, "memory")
+    embedder = await asyncio.to_thread(get_embedder)
+    vectors = await open_vector_store(settings, embedder.dim, "memory")
     model = model or model_client_for(settings)
 
     store = MemoryStore(engine)
-    capturer = Capturer(store, vectors, embeddings, model)
-    recaller = Recaller(store, vectors, embeddings)
+    capturer = Capturer(store, vectors, embedder, model)
+    recaller = Recaller(store, vectors, embedder)
     try:
         yield Memory(
             store=store,
             vectors=vectors,
             capturer=capturer,
             recaller=recaller,
-            page=MemoryPage(store, vectors, embeddings, recaller),
-            consolidator=Consolidator(store, vectors, embeddings, capturer, recaller),
+            page=MemoryPage(store, vectors, embedder, recaller),
+            consolidator=Consolidator(store, vectors, embedder, capturer, recaller),
         )
     finally:
         await capturer.stop()

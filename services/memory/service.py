@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -11,7 +11,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from memory.deeds import MAX_DEEDS, UnfitDeed, from_proto
 from memory.page import UnknownItem
 from memory.runtime import Memory
-from memory.store import Item, NewTurn, now
+from memory.store import Item, NewTurn
+from violet.clock import utc_now
 from violet.identity import authenticate
 from violet.metrics import CAPTURES, RECALLS
 from violet.v1 import memory_pb2, memory_pb2_grpc
@@ -42,7 +43,11 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
         self._memory = memory
         self._secret = secret
 
-    async def Recall(self, request, context):  # type: ignore[no-untyped-def]
+    async def Recall(
+        self,
+        request: memory_pb2.RecallRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.RecallRequest, memory_pb2.RecallReply],
+    ) -> memory_pb2.RecallReply:
         identity = await authenticate(context, self._secret)
         limit = request.limit or RECALL_LIMIT
         if not 1 <= limit <= RECALL_LIMIT:
@@ -65,7 +70,11 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
             ]
         )
 
-    async def Capture(self, request, context):  # type: ignore[no-untyped-def]
+    async def Capture(
+        self,
+        request: memory_pb2.CaptureRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.CaptureRequest, memory_pb2.CaptureReply],
+    ) -> memory_pb2.CaptureReply:
         identity = await authenticate(context, self._secret)
         texts = (request.person_message, request.violet_answer)
         if any(len(text) > MAX_CAPTURED_CHARS for text in texts):
@@ -86,7 +95,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 person_message=request.person_message,
                 violet_answer=request.violet_answer,
                 source_seqs=tuple(request.source_seqs),
-                at=request.at.ToDatetime(tzinfo=now().tzinfo) if request.HasField("at") else now(),
+                at=request.at.ToDatetime(tzinfo=UTC) if request.HasField("at") else utc_now(),
                 speaker=request.speaker,
                 deeds=deeds,
             )
@@ -94,24 +103,40 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
             CAPTURES.add(1)
         return memory_pb2.CaptureReply()
 
-    async def List(self, request, context):  # type: ignore[no-untyped-def]
+    async def List(
+        self,
+        request: memory_pb2.ListRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.ListRequest, memory_pb2.ListReply],
+    ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
         return _page(await self._memory.page.facts(identity.person))
 
-    async def Forget(self, request, context):  # type: ignore[no-untyped-def]
+    async def Forget(
+        self,
+        request: memory_pb2.ItemRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.ItemRequest, memory_pb2.ListReply],
+    ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
         try:
             return _page(await self._memory.page.forget(identity.person, request.item))
         except UnknownItem:
             await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
 
-    async def Restore(self, request, context):  # type: ignore[no-untyped-def]
+    async def Restore(
+        self,
+        request: memory_pb2.ItemRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.ItemRequest, memory_pb2.ListReply],
+    ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
         try:
             return _page(await self._memory.page.restore(identity.person, request.item))
         except UnknownItem:
             await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
 
-    async def ForgetAll(self, request, context):  # type: ignore[no-untyped-def]
+    async def ForgetAll(
+        self,
+        request: memory_pb2.ForgetAllRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.ForgetAllRequest, memory_pb2.ListReply],
+    ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
         return _page(await self._memory.page.forget_everything(identity.person))

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import (
     ColumnElement,
@@ -29,24 +29,19 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.deeds import Deed, from_json
 from memory.tables import captured_turns, memory_items, memory_people
 from violet import database
+from violet.clock import utc_now
 from violet.identity import acting_for
 
 FACT = "fact"
 TURN = "turn"
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-def utc(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every stored moment is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def new_item_id() -> str:
@@ -61,11 +56,11 @@ def open_memory_engine(engine: AsyncEngine) -> AsyncEngine:
     return engine
 
 
-def _begin_explicitly(connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _begin_explicitly(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     connection.isolation_level = None
 
 
-def _begin_immediate(connection) -> None:  # type: ignore[no-untyped-def]
+def _begin_immediate(connection: Connection) -> None:
     # A SQLite transaction that reads and then writes fails at once ("database is locked") when
     # another writer committed in between; taking the write lock at the start makes it wait.
     connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -104,9 +99,6 @@ class Item:
 
 def _item(row: Row) -> Item:
     values = dict(row._mapping)
-    for name in ("created_at", "updated_at", "forgotten_at"):
-        if values[name] is not None:
-            values[name] = utc(values[name])
     values["source_seqs"] = tuple(values["source_seqs"])
     values["turn_items"] = tuple(values["turn_items"])
     return Item(**values)
@@ -173,7 +165,7 @@ class MemoryStore:
 
     async def claim_consolidation(self, person: str, until: datetime) -> bool:
         """True when this replica may consolidate the person now (no other one is)."""
-        moment = now()
+        moment = utc_now()
         with acting_for(person):
             async with self._engine.begin() as connection:
                 claimed = await connection.execute(
@@ -210,7 +202,7 @@ class PersonMemory:
     # Captured turns.
 
     async def add_turn(self, turn: NewTurn) -> int:
-        moment = now()
+        moment = utc_now()
         turn_id = await self._db.scalar(
             insert(captured_turns)
             .values(
@@ -239,7 +231,7 @@ class PersonMemory:
     async def claim_turns(self, until: datetime, limit: int, after_id: int) -> list[CapturedTurn]:
         """Turns after `after_id` still waiting for extraction that no other replica holds,
         oldest first."""
-        moment = now()
+        moment = utc_now()
         claimable = and_(
             _of(captured_turns, self.person),
             captured_turns.c.extracted_at.is_(None),
@@ -278,7 +270,7 @@ class PersonMemory:
         """Records what the turn gave, releasing it if asked; False when the turn is gone."""
         values: dict[str, object] = {
             "turn_item": turn_item,
-            "extracted_at": now() if extracted else None,
+            "extracted_at": utc_now() if extracted else None,
             "attempts": attempts,
         }
         if release:
@@ -389,7 +381,7 @@ class PersonMemory:
     async def forget(self, item: Item) -> list[str]:
         """Takes the item out of recall, with the turns it was made from (else they would bring
         it back); returns the ids that left recall."""
-        moment = now()
+        moment = utc_now()
         hidden = [item.id]
         await self._set(item.id, forgotten_at=moment, forgotten_with=None)
         for turn in await self.items(item.turn_items):
@@ -434,7 +426,7 @@ class PersonMemory:
         older, newer = await self.get(older_id), await self.get(newer_id)
         if older is None or newer is None:
             return []
-        moment = now()
+        moment = utc_now()
         left = [older.id]
         await self._set(older.id, superseded_by=newer.id, updated_at=moment)
         if merge:
@@ -462,7 +454,7 @@ class PersonMemory:
         rows = await self._db.execute(
             update(memory_items)
             .where(_of(memory_items, self.person), memory_items.c.superseded_by.in_(ids))
-            .values(superseded_by=None, updated_at=now())
+            .values(superseded_by=None, updated_at=utc_now())
             .returning(memory_items.c.id)
         )
         back = await self.items([row.id for row in rows])
@@ -539,7 +531,7 @@ def _captured(row: Row) -> CapturedTurn:
         deeds=tuple(deed for deed in map(from_json, row.deeds or []) if deed),
         speaker=row.speaker,
         source_seqs=tuple(row.source_seqs),
-        at=utc(row.at),
+        at=row.at,
         turn_item=row.turn_item,
         attempts=row.attempts,
     )

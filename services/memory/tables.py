@@ -7,7 +7,9 @@ sweep and the nightly pass read it to find whom to work on.
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import JSON, Column, Index, Integer, MetaData, String, Table, Text
+
+from violet.clock import UtcDateTime
 
 metadata = MetaData()
 
@@ -34,9 +36,9 @@ memory_items = Table(
     # on the same subject supersedes an older one.
     Column("subject", String(200), nullable=True),
     Column("subject_value", Text, nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-    Column("forgotten_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("updated_at", UtcDateTime(), nullable=False),
+    Column("forgotten_at", UtcDateTime(), nullable=True),
     # A turn hidden because a fact made from it was forgotten: restoring that fact brings it back.
     Column("forgotten_with", String(40), nullable=True),
     Column("superseded_by", String(40), nullable=True),
@@ -54,15 +56,15 @@ captured_turns = Table(
     Column("deeds", JSON, nullable=True),
     Column("speaker", String(200), nullable=False),
     Column("source_seqs", JSON, nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
-    Column("captured_at", DateTime(timezone=True), nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
+    Column("captured_at", UtcDateTime(), nullable=False),
     # Set once the turn item exists; None while there is none yet (or no message to keep).
     Column("turn_item", String(40), nullable=True),
     # Set once facts were extracted (or extraction gave up after its attempts).
-    Column("extracted_at", DateTime(timezone=True), nullable=True),
+    Column("extracted_at", UtcDateTime(), nullable=True),
     Column("attempts", Integer, nullable=False, default=0),
     # A replica working on the turn holds it until then.
-    Column("claimed_until", DateTime(timezone=True), nullable=True),
+    Column("claimed_until", UtcDateTime(), nullable=True),
     Index("ix_captured_turns_person", "person", "extracted_at"),
 )
 
@@ -70,8 +72,8 @@ memory_people = Table(
     "memory_people",
     metadata,
     Column("person", String(200), primary_key=True),
-    Column("last_capture_at", DateTime(timezone=True), nullable=False),
-    Column("consolidated_at", DateTime(timezone=True), nullable=True),
+    Column("last_capture_at", UtcDateTime(), nullable=False),
+    Column("consolidated_at", UtcDateTime(), nullable=True),
     # A replica consolidating the person holds them until then.
-    Column("consolidating_until", DateTime(timezone=True), nullable=True),
+    Column("consolidating_until", UtcDateTime(), nullable=True),
 )

@@ -10,11 +10,13 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import grpc
+
 from router.runtime import NAME, migrate, open_router
 from router.service import RouterService
 from router.settings import RouterSettings
 from violet.identity import resolve_secret
-from violet.server import Hosted, run
+from violet.server import Command, Hosted, run
 from violet.v1 import router_pb2, router_pb2_grpc
 
 
@@ -23,26 +25,28 @@ async def resources(settings: RouterSettings) -> AsyncIterator[Hosted]:
     async with open_router(settings) as router:
         service = RouterService(router, resolve_secret(settings.secret, settings.home))
 
-        def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+        def register(server: grpc.aio.Server) -> list[str]:
             router_pb2_grpc.add_RouterServicer_to_server(service, server)
             return [router_pb2.DESCRIPTOR.services_by_name["Router"].full_name]
 
         yield Hosted(register)
 
 
-def train(argv: list[str]) -> int:
-    from router.cases import load_cases
+def train_arguments(parser: argparse.ArgumentParser) -> None:
     from router.scoring import SHIPPED_WEIGHTS
-    from router.training import train as train_weights
-    from violet.embedder import MODEL_ID, get_embedder
 
-    parser = argparse.ArgumentParser(prog="python -m router train")
     parser.add_argument("file", help="routing cases, JSONL as in CONTRACTS section 6")
     parser.add_argument("--out", type=Path, default=SHIPPED_WEIGHTS, help="where to write")
     parser.add_argument(
         "--ablations", action="store_true", help="also cross-validate without each feature group"
     )
-    args = parser.parse_args(argv)
+
+
+def train(args: argparse.Namespace) -> int:
+    from router.cases import load_cases
+    from router.training import train as train_weights
+    from violet.embedder import MODEL_ID, get_embedder
+
     weights = train_weights(
         load_cases(args.file),
         get_embedder(),
@@ -56,10 +60,11 @@ def train(argv: list[str]) -> int:
     return 0
 
 
+TRAIN = Command("train", "retrain the routing weights from routing cases", train, train_arguments)
+
+
 def main() -> None:
-    if sys.argv[1:2] == ["train"]:
-        sys.exit(train(sys.argv[2:]))
-    run(NAME, RouterSettings, resources, migrate)
+    run(NAME, RouterSettings, resources, migrate, [TRAIN])
 
 
 if __name__ == "__main__":

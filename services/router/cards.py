@@ -42,7 +42,7 @@ class Card:
         return " ".join(part for part in parts if part.strip())
 
 
-def _ago(delta) -> str:  # type: ignore[no-untyped-def]
+def _ago(delta: timedelta) -> str:
     minutes = max(int(delta.total_seconds() // 60), 0)
     if minutes < 60:
         return f"{minutes} min"

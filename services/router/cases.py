@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from router.cards import Card
+from violet.models import JsonObject
 
 NEW = "new"
 
@@ -28,7 +29,7 @@ def parse_time(text: str) -> datetime:
     return at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)
 
 
-def card_from_json(data: dict) -> Card:
+def card_from_json(data: JsonObject) -> Card:
     return Card(
         topic=data["id"],
         title=data.get("title", ""),

@@ -7,26 +7,18 @@ normalised sum of its field vectors. Requests are embedded as queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from router.cards import FIELDS, WHOLE, Card
 from router.features import SIMILARITIES
+from violet.embedder import TextEmbedder
 
 Vector = NDArray[np.float32]
 
 
-class Embedder(Protocol):
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
-
-    def embed_query(self, text: str) -> Vector: ...
-
-
-def card_vectors(embedder: Embedder, cards: Sequence[Card]) -> list[dict[str, Vector]]:
+def card_vectors(embedder: TextEmbedder, cards: Sequence[Card]) -> list[dict[str, Vector]]:
     """Per card, a vector for each non-empty field and for the whole card."""
     texts = [(i, name, card.field(name)) for i, card in enumerate(cards) for name in FIELDS]
     texts = [(i, name, text) for i, name, text in texts if text.strip()]

@@ -11,8 +11,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from router.cards import Card
-from router.embedding import Embedder, Vector, card_vectors
+from router.embedding import Vector, card_vectors
 from router.features import SIMILARITIES
+from violet.embedder import TextEmbedder
 from violet.vectors import VectorPoint, VectorStore
 
 _POINTS = uuid.UUID("8f6d0c3e-5f1b-4d0e-9a51-2f4a0c7b9e11")
@@ -23,7 +24,7 @@ def point_id(person: str, topic: str, kind: str) -> str:
 
 
 class CardIndex:
-    def __init__(self, store: VectorStore, embedder: Embedder) -> None:
+    def __init__(self, store: VectorStore, embedder: TextEmbedder) -> None:
         self._store = store
         self._embedder = embedder
 

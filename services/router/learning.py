@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,5 +72,9 @@ def fit_logistic(features: Matrix, labels: NDArray[np.bool_], ridge: float) -> M
     return weights
 
 
-def sigmoid(x: Matrix) -> Matrix:
+@overload
+def sigmoid(x: float) -> float: ...
+@overload
+def sigmoid(x: Matrix) -> Matrix: ...
+def sigmoid(x: float | Matrix) -> float | Matrix:
     return 1.0 / (1.0 + np.exp(-np.clip(x, -50, 50)))

@@ -3,28 +3,17 @@ whether the request reads like a short reply."""
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
-from functools import cache
 
-import Stemmer
+from violet.text import REQUEST_STOP_WORDS, Analyzer, Bm25, term_counts
 
 # BM25 over a handful of cards: a gentle length normalisation, as cards differ little in length.
 BM25_K1 = 1.2
 BM25_B = 0.5
 
 _WORD = re.compile(r"\w+")
-_STOPWORDS = frozenset(
-    _WORD.findall(
-        """a an the and or but if then so of to in on at by for with from about as into over
-    is are was were be been being am do does did have has had i me my we our you your he she
-    it its they them their this that these those there here what which who whom whose when
-    where why how can could would should will shall may might must please want like need
-    would just also too very some any all no not yes ok okay"""
-    )
-)
+_REQUESTS = Analyzer(_WORD, REQUEST_STOP_WORDS)
 # The first word of a request that answers the last thing said rather than asking for something.
 _REPLY_OPENERS = frozenset(
     _WORD.findall(
@@ -52,40 +41,22 @@ _CLOSES = re.compile(
 )
 
 
-@cache
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
-
-
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return _REQUESTS.words(text)
 
 
 def terms(text: str) -> list[str]:
     """Stemmed content words."""
-    return _stemmer().stemWords([w for w in words(text) if w not in _STOPWORDS])
+    return _REQUESTS.terms(text)
 
 
 def bm25(query: str, documents: Sequence[str]) -> list[float]:
-    """BM25 of `query` against each document, with the documents themselves as the corpus."""
-    docs = [Counter(terms(d)) for d in documents]
-    if not docs:
+    """BM25 of `query` against each document, with the documents themselves as the corpus; each
+    word of the query counts once."""
+    if not documents:
         return []
-    lengths = [sum(d.values()) for d in docs]
-    mean_length = max(sum(lengths) / len(docs), 1.0)
-    frequency = Counter(t for d in docs for t in d)
-    scores = []
-    for doc, length in zip(docs, lengths, strict=True):
-        score = 0.0
-        for term in set(terms(query)):
-            tf = doc.get(term, 0)
-            if not tf:
-                continue
-            idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / mean_length)
-            score += idf * tf * (BM25_K1 + 1) / (tf + norm)
-        scores.append(score)
-    return scores
+    index = Bm25([term_counts(terms(d)) for d in documents], BM25_K1, BM25_B)
+    return index.scores(set(terms(query))).tolist()
 
 
 def entity_hits(request: str, entities: Sequence[str]) -> float:

@@ -9,19 +9,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from opentelemetry import trace
 
 from router.cards import ACTIVE_FOR, Card
-from router.embedding import Embedder
 from router.features import Request
 from router.index import CardIndex
 from router.scoring import Scorer
 from router.store import CardStore, Decision, DecisionLog
+from violet.clock import utc_now
+from violet.embedder import TextEmbedder, embed_query_in_thread
 from violet.metrics import ROUTES
 from violet.models import Candidate, ModelClient, ModelError, Pick, pick
 from violet.models.structured import NEW, PICK_THRESHOLD
@@ -72,7 +72,7 @@ class Router:
         self,
         cards: CardStore,
         index: CardIndex,
-        embedder: Embedder,
+        embedder: TextEmbedder,
         scorer: Scorer,
         model: ModelClient,
         decisions: DecisionLog,
@@ -91,7 +91,7 @@ class Router:
         await self._index.put(person, card)
 
     async def route(self, person: str, request: str, now: datetime | None = None) -> Decision:
-        now = now or datetime.now(UTC)
+        now = now or utc_now()
         with self._tracer.start_as_current_span("router.route") as span:
             decision = await self._decide(person, request, now)
             await self._decisions.record(decision)
@@ -114,7 +114,7 @@ class Router:
         active = await self._cards.active(person, since=now - ACTIVE_FOR)
         if not active:
             return _decision(person, request, now, NEW, 1.0, "no topic active in the last 7 days")
-        vector = await asyncio.to_thread(self._embedder.embed_query, request)
+        vector = await embed_query_in_thread(self._embedder, request)
         known = await self._cards.count(person)
         sims = await self._index.similarities(person, vector, active, known)
         scored = self._scorer.score(Request(request, vector), active, sims, now)

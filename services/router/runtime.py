@@ -7,14 +7,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from router.embedding import Embedder
 from router.index import CardIndex
 from router.routing import Router
 from router.scoring import Scorer, Weights
 from router.settings import RouterSettings
 from router.store import CardStore, DecisionLog
 from violet import database
-from violet.embedder import MODEL_ID, get_embedder
+from violet.embedder import MODEL_ID, TextEmbedder, get_embedder
 from violet.models import model_client_for
 from violet.vectors import open_vector_store
 
@@ -33,10 +32,11 @@ def migrate(settings: RouterSettings) -> None:
 
 @contextlib.asynccontextmanager
 async def open_router(
-    settings: RouterSettings, embedder: Embedder | None = None
+    settings: RouterSettings, embedder: TextEmbedder | None = None
 ) -> AsyncIterator[Router]:
     """`embedder` replaces the shared one (evaluation memoises it); it must be the same model."""
-    embedder = embedder or await asyncio.to_thread(get_embedder)
+    if embedder is None:
+        embedder = await asyncio.to_thread(get_embedder)
     scorer = Scorer(Weights.load(), MODEL_ID, embedder.dim)
     engine = database.service_engine(settings, NAME)
     vectors = await open_vector_store(settings, embedder.dim, NAME)

@@ -22,6 +22,7 @@ from router import lexical
 from router.cards import Card
 from router.features import CARD_FEATURES, Request, card_features, opening_features
 from router.learning import sigmoid
+from violet.models import JsonObject
 
 # Shipped inside the package; `python -m router train FILE` rewrites it.
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights.json")
@@ -47,7 +48,7 @@ class Weights:
     new: list[float]
     opening: list[float]
     # How it was trained and what it scored in cross-validation; not used for scoring.
-    report: dict = field(default_factory=dict)
+    report: JsonObject = field(default_factory=dict)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(_rounded(asdict(self)), indent=1) + "\n")
@@ -57,7 +58,7 @@ class Weights:
         return cls(**json.loads(path.read_text()))
 
 
-def _rounded(value):  # type: ignore[no-untyped-def]
+def _rounded(value: object) -> object:
     if isinstance(value, float):
         return float(f"{value:.6g}")
     if isinstance(value, list):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from router.cards import Card
 from router.routing import Router
 from router.store import Decision
+from violet.clock import utc_now
 from violet.identity import authenticate
 from violet.v1 import router_pb2, router_pb2_grpc
 
@@ -38,7 +39,7 @@ def card_of(message: router_pb2.TopicCard) -> Card:
     if message.HasField("last_active"):
         last_active = message.last_active.ToDatetime(tzinfo=UTC)
     else:
-        last_active = datetime.now(UTC)
+        last_active = utc_now()
     return Card(
         topic=message.topic,
         title=message.title,
@@ -55,7 +56,11 @@ class RouterService(router_pb2_grpc.RouterServicer):
         self._router = router
         self._secret = secret
 
-    async def Route(self, request, context):  # type: ignore[no-untyped-def]
+    async def Route(
+        self,
+        request: router_pb2.RouteRequest,
+        context: grpc.aio.ServicerContext[router_pb2.RouteRequest, router_pb2.RouteDecision],
+    ) -> router_pb2.RouteDecision:
         identity = await authenticate(context, self._secret)
         text = request.request.strip()
         if not text:
@@ -67,14 +72,24 @@ class RouterService(router_pb2_grpc.RouterServicer):
             )
         return to_message(await self._router.route(identity.person, text))
 
-    async def UpdateCard(self, request, context):  # type: ignore[no-untyped-def]
+    async def UpdateCard(
+        self,
+        request: router_pb2.TopicCard,
+        context: grpc.aio.ServicerContext[router_pb2.TopicCard, router_pb2.UpdateCardReply],
+    ) -> router_pb2.UpdateCardReply:
         identity = await authenticate(context, self._secret)
         if not request.topic.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a card needs its topic")
         await self._router.update_card(identity.person, card_of(request))
         return router_pb2.UpdateCardReply()
 
-    async def ListDecisions(self, request, context):  # type: ignore[no-untyped-def]
+    async def ListDecisions(
+        self,
+        request: router_pb2.ListDecisionsRequest,
+        context: grpc.aio.ServicerContext[
+            router_pb2.ListDecisionsRequest, router_pb2.ListDecisionsReply
+        ],
+    ) -> router_pb2.ListDecisionsReply:
         identity = await authenticate(context, self._secret)
         limit = min(request.limit or DEFAULT_DECISIONS, MAX_DECISIONS)
         if limit < 0:

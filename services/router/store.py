@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -14,11 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from router.cards import Card
 from router.tables import cards, decisions
 from violet import database
-
-
-def _aware(at: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything stored is UTC.
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
+from violet.clock import utc_now
 
 
 @dataclass(frozen=True)
@@ -47,19 +43,19 @@ class CardStore:
             "last_request": card.last_request,
             "last_outcome": card.last_outcome,
             "last_active": card.last_active,
-            "updated_at": datetime.now(UTC),
+            "updated_at": utc_now(),
         }
         where = (cards.c.person == person) & (cards.c.topic == card.topic)
         try:
-            async with self._sessions.begin() as session:
-                changed = await session.execute(update(cards).where(where).values(**values))
+            async with self._sessions() as db, db.begin():
+                changed = await db.execute(update(cards).where(where).values(**values))
                 if changed.rowcount == 0:
-                    await session.execute(
+                    await db.execute(
                         insert(cards).values(person=person, topic=card.topic, **values)
                     )
         except IntegrityError:  # another replica created the card meanwhile
-            async with self._sessions.begin() as session:
-                await session.execute(update(cards).where(where).values(**values))
+            async with self._sessions() as db, db.begin():
+                await db.execute(update(cards).where(where).values(**values))
 
     async def active(self, person: str, since: datetime) -> list[Card]:
         """The person's cards active at or after `since`, most recent first."""
@@ -68,8 +64,8 @@ class CardStore:
             .where(cards.c.person == person, cards.c.last_active >= since)
             .order_by(cards.c.last_active.desc())
         )
-        async with self._sessions() as session:
-            rows = (await session.execute(query)).all()
+        async with self._sessions() as db:
+            rows = (await db.execute(query)).all()
         return [
             Card(
                 topic=row.topic,
@@ -78,15 +74,15 @@ class CardStore:
                 entities=tuple(row.entities),
                 last_request=row.last_request,
                 last_outcome=row.last_outcome,
-                last_active=_aware(row.last_active),
+                last_active=row.last_active,
             )
             for row in rows
         ]
 
     async def count(self, person: str) -> int:
         query = select(func.count()).select_from(cards).where(cards.c.person == person)
-        async with self._sessions() as session:
-            return int((await session.execute(query)).scalar_one())
+        async with self._sessions() as db:
+            return int((await db.execute(query)).scalar_one())
 
 
 class DecisionLog:
@@ -94,8 +90,8 @@ class DecisionLog:
         self._sessions = database.sessionmaker(engine)
 
     async def record(self, decision: Decision) -> None:
-        async with self._sessions.begin() as session:
-            await session.execute(
+        async with self._sessions() as db, db.begin():
+            await db.execute(
                 insert(decisions).values(
                     id=uuid.uuid4().hex,
                     person=decision.person,
@@ -119,8 +115,8 @@ class DecisionLog:
             .order_by(decisions.c.at.desc(), decisions.c.id)
             .limit(limit)
         )
-        async with self._sessions() as session:
-            rows = (await session.execute(query)).all()
+        async with self._sessions() as db:
+            rows = (await db.execute(query)).all()
         return [
             Decision(
                 person=row.person,
@@ -132,7 +128,7 @@ class DecisionLog:
                 confidence=row.confidence,
                 reason=row.reason,
                 opening=row.opening,
-                at=_aware(row.at),
+                at=row.at,
             )
             for row in rows
         ]

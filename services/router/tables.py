@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, DateTime, Float, Index, MetaData, String, Table, Text
+from sqlalchemy import JSON, Column, Float, Index, MetaData, String, Table, Text
+
+from violet.clock import UtcDateTime
 
 metadata = MetaData()
 
@@ -17,8 +19,8 @@ cards = Table(
     Column("entities", JSON, nullable=False),
     Column("last_request", Text, nullable=False),
     Column("last_outcome", Text, nullable=False),
-    Column("last_active", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("last_active", UtcDateTime(), nullable=False),
+    Column("updated_at", UtcDateTime(), nullable=False),
     Index("ix_topic_cards_active", "person", "last_active"),
 )
 
@@ -38,6 +40,6 @@ decisions = Table(
     Column("reason", Text, nullable=False),
     # How much the request reads as opening new work, 0 to 1.
     Column("opening", Float, nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
     Index("ix_route_decisions_person", "person", "at"),
 )

@@ -25,10 +25,12 @@ from numpy.typing import NDArray
 
 from router.cards import ACTIVE_FOR, Card
 from router.cases import NEW, Case
-from router.embedding import Embedder, Vector, card_vectors, similarities
+from router.embedding import Vector, card_vectors, similarities
 from router.features import CARD_FEATURES, Request, card_features, opening_features
 from router.learning import Choice, fit_choice, fit_logistic
 from router.scoring import Weights
+from violet.embedder import TextEmbedder
+from violet.models import JsonObject
 
 CHOICE_RIDGE = 1.0
 OPENING_RIDGE = 0.03
@@ -86,7 +88,7 @@ class OpeningExample:
 class Memo:
     """The embedder, embedding each distinct text once (cases repeat cards a lot)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: TextEmbedder) -> None:
         self._embedder = embedder
         self.dim = embedder.dim
         self._stored: dict[str, Vector] = {}
@@ -96,7 +98,11 @@ class Memo:
         missing = list(dict.fromkeys(t for t in texts if t not in self._stored))
         if missing:
             self._stored.update(zip(missing, self._embedder.embed(missing), strict=True))
-        return np.stack([self._stored[t] for t in texts]) if texts else np.zeros((0, self.dim))
+        return (
+            np.stack([self._stored[t] for t in texts])
+            if texts
+            else np.zeros((0, self.dim), dtype=np.float32)
+        )
 
     def embed_query(self, text: str) -> Vector:
         if text not in self._queries:
@@ -108,7 +114,7 @@ def active_cards(case: Case) -> list[Card]:
     return [c for c in case.cards if case.now - ACTIVE_FOR <= c.last_active]
 
 
-def prepare(cases: Sequence[Case], embedder: Embedder) -> list[Prepared]:
+def prepare(cases: Sequence[Case], embedder: TextEmbedder) -> list[Prepared]:
     prepared = []
     for case in cases:
         cards = active_cards(case)
@@ -124,7 +130,7 @@ def prepare(cases: Sequence[Case], embedder: Embedder) -> list[Prepared]:
     return prepared
 
 
-def opening_examples(cases: Sequence[Case], embedder: Embedder) -> list[OpeningExample]:
+def opening_examples(cases: Sequence[Case], embedder: TextEmbedder) -> list[OpeningExample]:
     """Quoted opening requests (opens) and later requests of the same cards (does not)."""
     labelled: dict[tuple[str, str], bool] = {}
     for case in cases:
@@ -272,7 +278,7 @@ def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
 
 def train(
     cases: Sequence[Case],
-    embedder: Embedder,
+    embedder: TextEmbedder,
     embedder_id: str,
     ablations: bool = False,
     progress: Callable[[str], None] = lambda _: None,
@@ -285,7 +291,7 @@ def train(
     openings = OpeningFits(examples)
     features = list(CARD_FEATURES)
     progress("cross-validating by person")
-    report: dict = {
+    report: JsonObject = {
         "cases": len(prepared),
         "people": len({c.person for c in prepared}),
         "opening_examples": len(examples),

@@ -8,19 +8,18 @@ import os
 import socket
 from collections.abc import AsyncIterator
 
+import grpc
+
 from session.actions import MainActions
-from session.effects import Effects
 from session.feed import Feed
-from session.fold import Folder
+from session.fold import Fold
 from session.peers import MemoryClient
-from session.pins import Pins
-from session.runner import TurnRunner
+from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
 from session.settings import SessionSettings
-from session.transcript import Transcript
+from session.store import ConversationStore
 from session.turn import MainSession
-from session.turn_lock import TurnLock
-from session.updates import Updates
+from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
 from violet.channels import Peers
@@ -45,39 +44,33 @@ def migrate(settings: SessionSettings) -> None:
 async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     url = database.service_url(settings, NAME)
     engine = database.service_engine(settings, NAME)
-    sessions = database.sessionmaker(engine)
+    db = database.sessionmaker(engine)
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
     feed = Feed(settings.poll_s)
-    transcript = Transcript(sessions, notify=database.is_postgres(url))
+    store = ConversationStore.open(db, notify=database.is_postgres(url))
     model = model_client_for(settings)
     secret = resolve_secret(settings.secret, settings.home)
     window = Window(settings.window)
-    pins = Pins(sessions)
-    updates = Updates(sessions)
     peers = Peers(
         {name: settings.address_of(name) for name in ("memory", "router", "worker")},
         settings.rpc_timeout_s,
     )
     memory = MemoryClient(peers)
-    actions = MainActions(pins, Effects(sessions), peers)
-    main = MainSession(model, transcript, pins, memory, actions, window)
+    actions = MainActions(store.pins, store.effects, peers)
+    main = MainSession(model, store.pins, memory, actions, window)
     runner = TurnRunner(
-        transcript,
-        TurnLock(sessions, replica, settings.lock_lease_s),
+        store,
         main,
-        Folder(model, transcript, pins, updates, window, replica),
-        updates,
-        memory,
-        feed,
-        replica,
-        secret,
+        Fold(model, store, window, replica),
+        Delivery(feed, memory),
+        Replica(replica, secret, turn_lock(db, replica, settings.lock_lease_s)),
     )
-    service = SessionService(transcript, updates, runner, feed, secret)
+    service = SessionService(store, runner, feed, secret)
     background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
     if database.is_postgres(url):
         background.append(asyncio.create_task(feed.listen_postgres(url)))
 
-    def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+    def register(server: grpc.aio.Server) -> list[str]:
         session_pb2_grpc.add_SessionServicer_to_server(service, server)
         return [session_pb2.DESCRIPTOR.services_by_name["Session"].full_name]
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import grpc
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from session.conversations import Conversation
 from session.effects import CallKeys, Effects
 from session.pins import Pin, Pins
-from session.transcript import Conversation
 from violet.channels import Peers
 from violet.faults import fault_point
 from violet.identity import Identity
-from violet.models import ToolCall
+from violet.models import ContentBlock, JsonObject, ToolCall, ToolResultBlock
 from violet.models import tools as t
 from violet.v1 import router_pb2, router_pb2_grpc, worker_pb2, worker_pb2_grpc
 
@@ -33,8 +33,12 @@ class Outcome:
     content: str
     is_error: bool = False
 
-    def block(self, call: ToolCall) -> dict:
-        block = {"type": "tool_result", "tool_use_id": call.id, "content": self.content}
+    def block(self, call: ToolCall) -> ToolResultBlock:
+        block: ToolResultBlock = {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": self.content,
+        }
         if self.is_error:
             block["is_error"] = True
         return block
@@ -52,10 +56,10 @@ class MainActions:
         identity: Identity,
         calls: Sequence[ToolCall],
         keys: CallKeys,
-    ) -> list[dict]:
+    ) -> list[ContentBlock]:
         """Runs one round of calls in order; a promise made beside a hand-off is tied to it. A
         call an earlier run of the same turn already made gets its recorded result instead."""
-        results: list[dict] = []
+        results: list[ContentBlock] = []
         started: list[str] = []
         for call in calls:
             key = keys.next(call.name)
@@ -88,7 +92,7 @@ class MainActions:
         return Outcome(f"There is no tool called {call.name}.", is_error=True), ""
 
     async def _start_work(
-        self, conversation: Conversation, identity: Identity, arguments: dict, key: str
+        self, conversation: Conversation, identity: Identity, arguments: JsonObject, key: str
     ) -> tuple[Outcome, str]:
         request = str(arguments.get("request", "")).strip()
         if not request:
@@ -112,27 +116,29 @@ class MainActions:
         fault_point("session.work_started")
         outcome = Outcome("Started; the result will come back as an update.")
 
-        async def record(db: AsyncSession, _: Pin) -> None:
-            await self._effects.record(db, conversation.id, key, outcome.content, started.topic)
+        async def record(tx: AsyncSession, _: Pin) -> None:
+            await self._effects.record(tx, conversation.id, key, outcome.content, started.topic)
 
         await self._pins.add(conversation.id, "work", request, ref=started.topic, also=record)
         return outcome, started.topic
 
     async def _record_promise(
-        self, conversation: Conversation, arguments: dict, started: list[str], key: str
+        self, conversation: Conversation, arguments: JsonObject, started: list[str], key: str
     ) -> Outcome:
         text = str(arguments.get("text", "")).strip()
         if not text:
             return Outcome("Say what was promised.", is_error=True)
 
-        async def record(db: AsyncSession, pin: Pin) -> None:
-            await self._effects.record(db, conversation.id, key, _promise_made(pin))
+        async def record(tx: AsyncSession, pin: Pin) -> None:
+            await self._effects.record(tx, conversation.id, key, _promise_made(pin))
 
         topic = started[-1] if started else None
         pin = await self._pins.add(conversation.id, "promise", text, ref=topic, also=record)
         return Outcome(_promise_made(pin))
 
-    async def _keep_promise(self, conversation: Conversation, arguments: dict, key: str) -> Outcome:
+    async def _keep_promise(
+        self, conversation: Conversation, arguments: JsonObject, key: str
+    ) -> Outcome:
         promise = str(arguments.get("promise_id", ""))
         kept = Outcome("Marked as kept.")
         if await self._pins.close(
@@ -142,7 +148,7 @@ class MainActions:
         return Outcome("There is no open promise with that id.", is_error=True)
 
     async def _answer_approval(
-        self, conversation: Conversation, identity: Identity, arguments: dict, key: str
+        self, conversation: Conversation, identity: Identity, arguments: JsonObject, key: str
     ) -> Outcome:
         approval_id, answer = str(arguments.get("approval_id", "")), arguments.get("answer")
         if answer not in ("yes", "no"):
@@ -170,8 +176,8 @@ class MainActions:
     def _recorder(
         self, conversation: Conversation, key: str, outcome: Outcome
     ) -> Callable[[AsyncSession], Awaitable[None]]:
-        async def record(db: AsyncSession) -> None:
-            await self._effects.record(db, conversation.id, key, outcome.content)
+        async def record(tx: AsyncSession) -> None:
+            await self._effects.record(tx, conversation.id, key, outcome.content)
 
         return record
 

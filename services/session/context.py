@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from session.pins import Pin, render
 from session.transcript import Message
 from violet.models.cache import cached_system, cached_through_last
-from violet.models.tools import UPDATE_PREFIX, memory_note
-
-SUMMARY_HEADING = "## Earlier in this conversation"
+from violet.models.messages import ContentBlock, ModelMessage, Role, TextBlock
+from violet.models.tools import SUMMARY_HEADING, UPDATE_PREFIX, headed, memory_note
 
 SYSTEM_PROMPT = """You are Violet, a personal assistant for people who are not developers: \
 teenagers, busy parents, anyone who wants to say what they need and get it done. You and the \
@@ -49,21 +48,25 @@ def main_prompt(
     *,
     update: str = "",
     remembered: Sequence[str] = (),
-) -> tuple[list[dict], list[dict]]:
+) -> tuple[list[TextBlock], list[ModelMessage]]:
     """(system, messages) of a main call; `update` is a work update being told."""
-    summarised = f"{SUMMARY_HEADING}\n{summary}" if summary else ""
+    summarised = headed(SUMMARY_HEADING, [summary]) if summary else ""
     system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
     notes = [UPDATE_PREFIX + update if update else "", memory_note(list(remembered))]
     return system, with_notes(cached_through_last(model_messages(conversation)), notes)
 
 
-def with_notes(turns: list[dict], notes: Sequence[str]) -> list[dict]:
+def with_notes(turns: list[ModelMessage], notes: Sequence[str]) -> list[ModelMessage]:
     """The turns with the notes as text blocks ending the newest user turn."""
-    blocks = [{"type": "text", "text": note} for note in notes if note]
+    blocks: list[ContentBlock] = [{"type": "text", "text": note} for note in notes if note]
     if not blocks:
         return turns
     if turns and turns[-1]["role"] == "user":
-        return [*turns[:-1], {**turns[-1], "content": [*turns[-1]["content"], *blocks]}]
+        said = turns[-1]["content"]
+        earlier: list[ContentBlock] = (
+            [{"type": "text", "text": said}] if isinstance(said, str) else said
+        )
+        return [*turns[:-1], {**turns[-1], "content": [*earlier, *blocks]}]
     return [*turns, {"role": "user", "content": blocks}]
 
 
@@ -86,17 +89,18 @@ def as_said(live: Sequence[Message], upto: int | None = None) -> list[Message]:
     return said
 
 
-def model_messages(window: Sequence[Message]) -> list[dict]:
+def model_messages(window: Sequence[Message]) -> list[ModelMessage]:
     """The window as Messages API turns: alternating roles, starting with the person, one text
     block per message, so a message once sent stays the same block in every later call."""
-    turns: list[dict] = []
+    turns: list[ModelMessage] = []
     for message in window:
-        role = "user" if message.author == "you" else "assistant"
+        role: Role = "user" if message.author == "you" else "assistant"
         if not turns and role == "assistant":
             continue  # a model conversation opens with the person's words
-        block = {"type": "text", "text": message.text}
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].append(block)
+        block: TextBlock = {"type": "text", "text": message.text}
+        same_role = turns[-1]["content"] if turns and turns[-1]["role"] == role else None
+        if isinstance(same_role, list):
+            same_role.append(block)
         else:
             turns.append({"role": role, "content": [block]})
     return turns

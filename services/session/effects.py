@@ -18,7 +18,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import effects
-from session.transcript import now
+from violet.clock import Clock, utc_now
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,12 @@ class CallKeys:
 
 
 class Effects:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
+    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+        self._database = database
+        self._clock = clock
 
     async def recorded(self, conversation_id: str, key: str) -> Recorded | None:
-        async with self._sessions() as db:
+        async with self._database() as db:
             row = (
                 await db.execute(
                     select(effects.c.content, effects.c.topic)
@@ -55,17 +56,21 @@ class Effects:
             ).first()
         return Recorded(row.content, row.topic) if row else None
 
-    @staticmethod
     async def record(
-        db: AsyncSession, conversation_id: str, key: str, content: str, topic: str | None = None
+        self,
+        tx: AsyncSession,
+        conversation_id: str,
+        key: str,
+        content: str,
+        topic: str | None = None,
     ) -> None:
         """Records a call's result inside the transaction that makes its change."""
-        await db.execute(
+        await tx.execute(
             insert(effects).values(
                 conversation_id=conversation_id,
                 key=key,
                 content=content,
                 topic=topic,
-                created_at=now(),
+                created_at=self._clock(),
             )
         )

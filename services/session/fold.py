@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from session.pins import Pins, check_in, overdue
-from session.transcript import Conversation, Transcript
-from session.updates import Updates
+from session.conversations import Conversation
+from session.pins import check_in, overdue
+from session.store import ConversationStore
+from session.turn_context import TurnContext
 from session.window import Window
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
@@ -32,68 +33,66 @@ class FoldResult:
     asked: int = 0  # overdue promises turned into questions for the person
 
 
-class Folder:
+class Fold:
     def __init__(
-        self,
-        model: ModelClient,
-        transcript: Transcript,
-        pins: Pins,
-        updates: Updates,
-        window: Window,
-        replica: str,
+        self, model: ModelClient, store: ConversationStore, window: Window, replica: str
     ) -> None:
         self._model = model
-        self._transcript = transcript
-        self._pins = pins
-        self._updates = updates
+        self._store = store
         self._window = window
         self._replica = replica
 
-    async def after_turn(self, conversation: Conversation) -> FoldResult:
-        live = await self._transcript.live(conversation.id)
+    async def after_turn(self, context: TurnContext) -> FoldResult:
+        conversation, live = context.conversation, context.live
         if not self._window.fold_due(len(live)):
             return FoldResult(folded=False)
         older, carried = self._window.split(live)
         carry_from = carried[0].seq if carried else live[-1].seq + 1
-        summary = await self._transcript.summary_of(conversation.id)
-        promises = await self._pins.open(conversation.id, "promise")
+        promises = await self._store.pins.open(conversation.id, "promise")
         try:
             result = await fold_call(
                 self._model,
-                previous_summary=summary,
+                previous_summary=context.summary,
                 lines=[("person" if m.author == "you" else "violet", m.text) for m in older],
                 open_promises=[pin.text for pin in promises],
                 person=conversation.person,
             )
         except ModelError as error:
-            failures = await self._transcript.fold_failed(conversation.id)
+            failures = await self._store.summaries.fold_failed(conversation.id)
             log.warning(
                 "fold failed; retried after the next turn",
                 extra={"failures": failures, "error": str(error)},
             )
             if not self._window.rollover_forced(len(live)):
                 return FoldResult(folded=False, failed=True)
-            await self._transcript.roll_over(conversation.id, summary, carry_from, self._replica)
+            await self._roll_over(conversation, context.summary, carry_from)
             return FoldResult(
                 folded=False, forced=True, failed=True, asked=await self._ask(conversation)
             )
         kept = set(result.kept)
-        await self._pins.close(conversation.id, [pin.id for pin in promises if pin.text in kept])
-        await self._transcript.roll_over(conversation.id, result.summary, carry_from, self._replica)
+        kept_ids = [pin.id for pin in promises if pin.text in kept]
+        await self._store.pins.close(conversation.id, kept_ids)
+        await self._roll_over(conversation, result.summary, carry_from)
         return FoldResult(folded=True, asked=await self._ask(conversation))
+
+    async def _roll_over(self, conversation: Conversation, summary: str, carry_from: int) -> None:
+        await self._store.model_conversations.roll_over(
+            conversation.id, summary, carry_from, self._replica
+        )
 
     async def _ask(self, conversation: Conversation) -> int:
         """Turns each overdue promise into a question for the person; how many there were."""
-        open_pins = await self._pins.open(conversation.id)
+        pins = self._store.pins
+        open_pins = await pins.open(conversation.id)
         promises = [pin for pin in open_pins if pin.kind == "promise"]
         if not promises:
             return 0
         oldest = min(pin.created_at for pin in promises)
-        folds = await self._transcript.rollovers_since(conversation.id, oldest)
+        folds = await self._store.model_conversations.rollovers_since(conversation.id, oldest)
         due = overdue(open_pins, folds)
         for pin in due:
-            await self._updates.store(
+            await self._store.updates.store(
                 conversation.id, f"check-in:{pin.id}", pin.id, "check_in", check_in(pin)
             )
-            await self._pins.close(conversation.id, [pin.id])
+            await pins.close(conversation.id, [pin.id])
         return len(due)

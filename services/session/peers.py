@@ -1,4 +1,5 @@
-"""The session's calls to memory, router and worker, each on the person's behalf."""
+"""The session's calls to memory: recall before a turn, capture after it, each on the
+person's behalf."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from opentelemetry import trace
 from violet.channels import Peers
 from violet.identity import Identity
 from violet.metrics import ERRORS
+from violet.models import JsonObject
 from violet.v1 import deeds_pb2, memory_pb2, memory_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -26,7 +28,7 @@ class MemoryClient:
         self._peers = peers
 
     @property
-    def _stub(self) -> memory_pb2_grpc.MemoryStub:
+    def _stub(self) -> memory_pb2_grpc.MemoryAsyncStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
 
     async def recall(self, identity: Identity, query: str) -> list[str]:
@@ -56,7 +58,7 @@ class MemoryClient:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         """`deeds` are `violet.v1.Deed` JSON objects: what Violet did in background work."""
         with tracer.start_as_current_span("capture"):
@@ -68,7 +70,7 @@ class MemoryClient:
         person_message: str,
         violet_answer: str,
         source_seqs: list[int],
-        deeds: Sequence[dict],
+        deeds: Sequence[JsonObject],
     ) -> None:
         try:
             await self._stub.Capture(

@@ -4,7 +4,7 @@ They travel with every main call, whatever the window holds, until kept, answere
 block of fixed size (`PINNED_ITEMS` items, `PINNED_CHARS` characters) whatever the model does:
 approvals first, then promises, then work, the newest of each kind first. Every fold reviews the
 open promises; a promise still open after `OVERDUE_AFTER_FOLDS` folds, or one that no longer
-fits the block, is overdue: Violet asks the person about it (see `Folder`), and only then does
+fits the block, is overdue: Violet asks the person about it (see `session.fold`), and only then does
 it leave the block. No pin is ever deleted; a closed one keeps its row.
 """
 
@@ -13,15 +13,16 @@ from __future__ import annotations
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import pins
-from session.transcript import now
-from violet.models.tools import PINNED_HEADING, approval_line, promise_line
+from violet.clock import Clock, utc_now
+from violet.database import rows_changed
+from violet.models.tools import PINNED_HEADING, approval_line, headed, promise_line
 
 Kind = Literal["promise", "approval", "work"]
 PREFIX: dict[str, str] = {"promise": "p_", "approval": "a_", "work": "w_"}
@@ -45,8 +46,9 @@ class Pin:
 
 
 class Pins:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
+    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+        self._database = database
+        self._clock = clock
 
     async def open(self, conversation_id: str, kind: Kind | None = None) -> list[Pin]:
         query = (
@@ -57,9 +59,9 @@ class Pins:
         )
         if kind is not None:
             query = query.where(pins.c.kind == kind)
-        async with self._sessions() as db:
+        async with self._database() as db:
             rows = await db.execute(query)
-            return [Pin(row.id, row.kind, row.text, _utc(row.created_at), row.ref) for row in rows]
+            return [Pin(row.id, row.kind, row.text, row.created_at, row.ref) for row in rows]
 
     async def add(
         self,
@@ -70,9 +72,11 @@ class Pins:
         also: Callable[[AsyncSession, Pin], Awaitable[None]] | None = None,
     ) -> Pin:
         """Adds a pin; `also` runs in the same transaction, given the new pin."""
-        pin = Pin(PREFIX[kind] + secrets.token_hex(4), kind, " ".join(text.split()), now(), ref)
-        async with self._sessions() as db, db.begin():
-            await db.execute(
+        pin = Pin(
+            PREFIX[kind] + secrets.token_hex(4), kind, " ".join(text.split()), self._clock(), ref
+        )
+        async with self._database() as tx, tx.begin():
+            await tx.execute(
                 insert(pins).values(
                     id=pin.id,
                     conversation_id=conversation_id,
@@ -83,7 +87,7 @@ class Pins:
                 )
             )
             if also is not None:
-                await also(db, pin)
+                await also(tx, pin)
         return pin
 
     async def close(
@@ -97,29 +101,29 @@ class Pins:
         ids = list(pin_ids)
         if not ids:
             return 0
-        async with self._sessions() as db, db.begin():
-            result = await db.execute(
+        async with self._database() as tx, tx.begin():
+            result = await tx.execute(
                 update(pins)
                 .where(pins.c.conversation_id == conversation_id)
                 .where(pins.c.id.in_(ids))
                 .where(pins.c.closed_at.is_(None))
-                .values(closed_at=now())
+                .values(closed_at=self._clock())
             )
             if result.rowcount and also is not None:
-                await also(db)
+                await also(tx)
             return result.rowcount
 
     async def close_ref(self, conversation_id: str, kind: Kind, ref: str) -> int:
-        async with self._sessions() as db, db.begin():
-            result = await db.execute(
+        async with self._database() as tx, tx.begin():
+            result = await tx.execute(
                 update(pins)
                 .where(pins.c.conversation_id == conversation_id)
                 .where(pins.c.kind == kind)
                 .where(pins.c.ref == ref)
                 .where(pins.c.closed_at.is_(None))
-                .values(closed_at=now())
+                .values(closed_at=self._clock())
             )
-            return result.rowcount
+            return rows_changed(result)
 
 
 def pinned(open_pins: Sequence[Pin]) -> list[Pin]:
@@ -164,7 +168,7 @@ def render(shown: Sequence[Pin]) -> str:
     """The pinned section of the system prompt; empty when nothing is open."""
     if not shown:
         return ""
-    return "\n".join([PINNED_HEADING, *(_line(pin) for pin in shown)])
+    return headed(PINNED_HEADING, (_line(pin) for pin in shown))
 
 
 def _line(pin: Pin) -> str:
@@ -176,7 +180,3 @@ def _line(pin: Pin) -> str:
     if pin.kind == "approval":
         return approval_line(pin.id, text)
     return f"- work in progress: {text}"
-
-
-def _utc(at: datetime) -> datetime:
-    return at if at.tzinfo else at.replace(tzinfo=UTC)

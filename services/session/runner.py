@@ -10,19 +10,25 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from opentelemetry import trace
 
+from session.conversations import Conversation
 from session.feed import Feed
-from session.fold import Folder
+from session.fold import Fold
+from session.model_conversations import ModelConversation
 from session.peers import MemoryClient
-from session.transcript import Conversation, Message, Transcript
+from session.store import ConversationStore
+from session.transcript import Message
 from session.turn import MainSession
-from session.turn_lock import TurnLock
-from session.updates import Update, Updates
+from session.turn_context import TurnContext, load_turn_context
+from session.updates import Update
 from violet.faults import fault_point
 from violet.identity import Identity, acting_for, service_identity
+from violet.leases import Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
+from violet.models import JsonObject
 from violet.telemetry import context_from, span_context_from
 
 log = logging.getLogger(__name__)
@@ -31,28 +37,39 @@ tracer = trace.get_tracer(__name__)
 LOCK_RETRY_S = 0.1
 
 
+@dataclass(frozen=True)
+class Replica:
+    """This replica: its name, the secret it speaks for people with, and the lock that gives
+    it one person's turns at a time."""
+
+    name: str
+    secret: str
+    lock: Lease
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """Where a stored turn goes besides the transcript: the feed wakes the person's devices,
+    and memory keeps what was said."""
+
+    feed: Feed
+    memory: MemoryClient
+
+
 class TurnRunner:
     def __init__(
         self,
-        transcript: Transcript,
-        lock: TurnLock,
+        store: ConversationStore,
         main: MainSession,
-        folder: Folder,
-        updates: Updates,
-        memory: MemoryClient,
-        feed: Feed,
-        replica: str,
-        secret: str,
+        fold: Fold,
+        delivery: Delivery,
+        replica: Replica,
     ) -> None:
-        self._transcript = transcript
-        self._lock = lock
+        self._store = store
         self._main = main
-        self._folder = folder
-        self._updates = updates
-        self._memory = memory
-        self._feed = feed
+        self._fold = fold
+        self._delivery = delivery
         self._replica = replica
-        self._secret = secret
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._served: set[str] = set()
@@ -77,7 +94,7 @@ class TurnRunner:
     async def sweep_forever(self, every_s: float) -> None:
         while True:
             try:
-                for conversation in await self._transcript.waiting():
+                for conversation in await self._store.conversations.waiting():
                     self.schedule(conversation)
             except Exception:
                 log.exception("sweep for unanswered messages failed")
@@ -108,75 +125,92 @@ class TurnRunner:
             del self._tasks[conversation.id]
 
     async def _next(self, conversation: Conversation) -> Message | Update | None:
-        """The person's next message; when none waits, the next work update to tell."""
         if self._stopping:
             return None
-        message = await self._transcript.next_unanswered(conversation.id)
-        return message or await self._updates.next_untold(conversation.id)
+        return await self._waiting(conversation)
+
+    async def _waiting(self, conversation: Conversation) -> Message | Update | None:
+        """The person's next message; when none waits, the next work update to tell."""
+        message = await self._store.transcript.next_unanswered(conversation.id)
+        return message or await self._store.updates.next_untold(conversation.id)
 
     async def _answer_waiting(self, conversation: Conversation) -> None:
+        lock = self._replica.lock
         while await self._next(conversation) is not None:
-            if not await self._lock.try_acquire(conversation.id):
+            if not await lock.try_acquire(conversation.id):
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
-            async with self._lock.held(conversation.id):
-                while work := await self._next(conversation):
+            async with lock.held(conversation.id):
+                work = await self._next(conversation)
+                while work is not None and not self._stopping:
                     if isinstance(work, Message):
-                        await self._turn(conversation, work)
+                        work = await self._turn(conversation, work)
                     else:
-                        await self._tell(conversation, work)
+                        work = await self._tell(conversation, work)
 
-    async def _turn(self, conversation: Conversation, message: Message) -> None:
+    async def _context(self, conversation: Conversation) -> TurnContext:
+        identity = service_identity(conversation.person, self._replica.secret)
+        model_conversation = await self._model_conversation(conversation)
+        return await load_turn_context(self._store, conversation, identity, model_conversation)
+
+    async def _turn(self, conversation: Conversation, message: Message) -> Message | Update | None:
+        """Answers the message; what waits next."""
         # The turn joins the trace its message arrived in, whichever replica runs it.
         with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
             began = time.monotonic()
-            identity = service_identity(conversation.person, self._secret)
-            model_conversation = await self._model_conversation(conversation)
-            text = await self._main.answer(conversation, identity, message)
+            context = await self._context(conversation)
+            text = await self._main.answer(context, message)
             fault_point("session.answer_ready")
-            answer_seq = await self._transcript.append_answer(
-                conversation, message, text, model_conversation
+            answer = await self._store.transcript.append_answer(
+                context.conversation, message, text, context.model_conversation.id
             )
             fault_point("session.answer_stored")
-            self._feed.publish(conversation.id)
+            self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
-            self._capture(identity, message.text, text, [message.seq, answer_seq])
-            await self._fold_when_caught_up(conversation)
+            self._capture(context.identity, message.text, text, [message.seq, answer.seq])
+            return await self._fold_when_caught_up(context.after(answer))
 
-    async def _tell(self, conversation: Conversation, update: Update) -> None:
+    async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
+        """Tells the update; what waits next."""
         linked = span_context_from(update.trace_context)
         links = [trace.Link(linked)] if linked else []
         with tracer.start_as_current_span("tell update", links=links) as span:
             span.set_attribute("violet.update.kind", update.kind)
-            identity = service_identity(conversation.person, self._secret)
-            model_conversation = await self._model_conversation(conversation)
-            text = await self._main.tell(conversation, identity, update)
+            context = await self._context(conversation)
+            text = await self._main.tell(context, update)
             fault_point("session.telling_ready")
-            seq = await self._transcript.append_told(
-                conversation, update.id, text, model_conversation
+            told = await self._store.transcript.append_told(
+                context.conversation, update.id, text, context.model_conversation.id
             )
-            self._feed.publish(conversation.id)
+            self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})
             if update.deeds:  # what Violet did is remembered; the result's words never are
-                self._capture(identity, "", "", [seq], deeds=update.deeds)
-            await self._fold_when_caught_up(conversation)
+                self._capture(context.identity, "", "", [told.seq], deeds=update.deeds)
+            return await self._fold_when_caught_up(context.after(told))
 
-    async def _fold_when_caught_up(self, conversation: Conversation) -> None:
+    async def _fold_when_caught_up(self, context: TurnContext) -> Message | Update | None:
         """Folds only once no message waits: a fold must not summarise an unanswered question
-        out of the window before its turn comes (a failed or skipped fold is tried next turn)."""
-        if await self._transcript.next_unanswered(conversation.id) is None:
-            await self._fold(conversation)
+        out of the window before its turn comes (a failed or skipped fold is tried next turn).
+        Returns what waits next."""
+        waiting = await self._waiting(context.conversation)
+        if isinstance(waiting, Message):
+            return waiting
+        if await self._run_fold(context):
+            return await self._waiting(context.conversation)  # the fold's questions come next
+        return waiting
 
-    async def _fold(self, conversation: Conversation) -> None:
+    async def _run_fold(self, context: TurnContext) -> int:
+        """Folds if it is due; how many questions about overdue promises it left to tell."""
         with tracer.start_as_current_span("fold") as span:
-            result = await self._folder.after_turn(conversation)
+            result = await self._fold.after_turn(context)
             span.set_attribute("violet.fold.folded", result.folded)
             span.set_attribute("violet.fold.forced", result.forced)
             span.set_attribute("violet.fold.failed", result.failed)
             span.set_attribute("violet.fold.asked", result.asked)
             if result.folded or result.failed:
                 FOLDS.add(1, {"violet.fold.outcome": "failed" if result.failed else "folded"})
+            return result.asked
 
     def _capture(
         self,
@@ -184,26 +218,24 @@ class TurnRunner:
         said: str,
         answered: str,
         seqs: list[int],
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> None:
         """Memory capture runs beside the conversation, never in front of the next answer."""
-        capture = asyncio.create_task(self._memory.capture(identity, said, answered, seqs, deeds))
+        capture = asyncio.create_task(
+            self._delivery.memory.capture(identity, said, answered, seqs, deeds)
+        )
         self._captures.add(capture)
         capture.add_done_callback(self._captures.discard)
 
-    async def _model_conversation(self, conversation: Conversation) -> str:
+    async def _model_conversation(self, conversation: Conversation) -> ModelConversation:
         """The model conversation this turn belongs to; a replica new to the person opens one,
         rebuilt from the transcript and the summary."""
-        current = await self._transcript.current_model_conversation(conversation.id)
+        models = self._store.model_conversations
+        current = await models.current(conversation.id)
         if current is not None and conversation.id in self._served:
-            return current.id
+            return current
         self._served.add(conversation.id)
+        replica = self._replica.name
         if current is None:
-            opened = await self._transcript.start_model_conversation(
-                conversation.id, "first message", self._replica, carry_from_seq=1
-            )
-        else:
-            opened = await self._transcript.start_model_conversation(
-                conversation.id, "moved server", self._replica, current.carry_from_seq
-            )
-        return opened.id
+            return await models.start(conversation.id, "first message", replica, carry_from_seq=1)
+        return await models.start(conversation.id, "moved server", replica, current.carry_from_seq)

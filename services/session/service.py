@@ -8,10 +8,11 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from session.conversations import Conversation
 from session.feed import Feed
 from session.runner import TurnRunner
-from session.transcript import Conversation, Message, Transcript
-from session.updates import Updates
+from session.store import ConversationStore
+from session.transcript import Message
 from violet.identity import authenticate
 from violet.v1 import session_pb2, session_pb2_grpc
 
@@ -37,25 +38,33 @@ def to_event(message: Message) -> session_pb2.ConversationEvent:
 class SessionService(session_pb2_grpc.SessionServicer):
     def __init__(
         self,
-        transcript: Transcript,
-        updates: Updates,
+        store: ConversationStore,
         runner: TurnRunner,
         feed: Feed,
         secret: str,
     ) -> None:
-        self._transcript = transcript
-        self._updates = updates
+        self._conversations = store.conversations
+        self._transcript = store.transcript
+        self._updates = store.updates
         self._runner = runner
         self._feed = feed
         self._secret = secret
 
-    async def Open(self, request, context):  # type: ignore[no-untyped-def]
+    async def Open(
+        self,
+        request: session_pb2.OpenRequest,
+        context: grpc.aio.ServicerContext[session_pb2.OpenRequest, session_pb2.OpenReply],
+    ) -> session_pb2.OpenReply:
         identity = await authenticate(context, self._secret)
-        conversation = await self._transcript.conversation_of(identity.person)
-        seq = await self._transcript.last_seq(conversation)
+        conversation = await self._conversations.conversation_of(identity.person)
+        seq = await self._conversations.last_seq(conversation)
         return session_pb2.OpenReply(conversation=conversation.id, seq=seq)
 
-    async def Say(self, request, context):  # type: ignore[no-untyped-def]
+    async def Say(
+        self,
+        request: session_pb2.SayRequest,
+        context: grpc.aio.ServicerContext[session_pb2.SayRequest, session_pb2.SayReply],
+    ) -> session_pb2.SayReply:
         identity = await authenticate(context, self._secret)
         if not request.client_id or len(request.client_id) > MAX_CLIENT_ID:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a message needs a short id")
@@ -67,17 +76,19 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message holds at most {MAX_TEXT} characters"
             )
-        conversation = await self._transcript.conversation_of(identity.person)
+        conversation = await self._conversations.conversation_of(identity.person)
         appended = await self._transcript.append_say(conversation, request.client_id, request.text)
         self._feed.publish(conversation.id)
         self._runner.schedule(conversation)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
 
-    async def Follow(  # type: ignore[no-untyped-def]
-        self, request, context
+    async def Follow(
+        self,
+        request: session_pb2.FollowRequest,
+        context: grpc.aio.ServicerContext[session_pb2.FollowRequest, session_pb2.ConversationEvent],
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
-        conversation = await self._transcript.conversation_of(identity.person)
+        conversation = await self._conversations.conversation_of(identity.person)
         last = request.since
         activity = self._feed.subscribe(conversation.id)
         try:
@@ -93,9 +104,13 @@ class SessionService(session_pb2_grpc.SessionServicer):
         finally:
             self._feed.unsubscribe(conversation.id, activity)
 
-    async def Deliver(self, request, context):  # type: ignore[no-untyped-def]
+    async def Deliver(
+        self,
+        request: session_pb2.WorkUpdate,
+        context: grpc.aio.ServicerContext[session_pb2.WorkUpdate, session_pb2.DeliverReply],
+    ) -> session_pb2.DeliverReply:
         identity = await authenticate(context, self._secret)
-        conversation = await self._transcript.conversation_of(identity.person)
+        conversation = await self._conversations.conversation_of(identity.person)
         kind = request.WhichOneof("update")
         if kind == "activity":
             await self._announce(conversation, request.activity)

@@ -6,7 +6,6 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -17,6 +16,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from violet.clock import UtcDateTime
+
 metadata = MetaData()
 
 conversations = Table(
@@ -24,7 +25,7 @@ conversations = Table(
     metadata,
     Column("id", String(40), primary_key=True),
     Column("person", String(200), nullable=False, unique=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
     Column("last_seq", Integer, nullable=False, default=0),
     # The rolling summary of everything before the live window, folded by the fast model.
     Column("summary", Text, nullable=False, default=""),
@@ -33,7 +34,7 @@ conversations = Table(
     # The turn lock: one turn of a person at a time, on any replica; a lease, so a crashed
     # holder never blocks the person for longer than the lease.
     Column("lock_holder", String(80), nullable=True),
-    Column("lock_until", DateTime(timezone=True), nullable=True),
+    Column("lock_until", UtcDateTime(), nullable=True),
 )
 
 model_conversations = Table(
@@ -41,7 +42,7 @@ model_conversations = Table(
     metadata,
     Column("id", String(40), primary_key=True),
     Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
-    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", UtcDateTime(), nullable=False),
     # "first message", "rollover" or "moved server".
     Column("reason", String(40), nullable=False),
     Column("replica", String(80), nullable=False),
@@ -61,8 +62,8 @@ pins = Table(
     Column("text", Text, nullable=False),
     # The worker's id for an approval or the topic of work in progress.
     Column("ref", String(80), nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("closed_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("closed_at", UtcDateTime(), nullable=True),
     Index("ix_pins_open", "conversation_id", "closed_at"),
 )
 
@@ -75,7 +76,7 @@ messages = Table(
     # "you" or "violet".
     Column("author", String(10), nullable=False),
     Column("text", Text, nullable=False),
-    Column("at", DateTime(timezone=True), nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
     # The device's id for a say (as JSON text), with a digest of its text: together, the
     # idempotency key.
     Column("client_id", Text, nullable=True),
@@ -104,7 +105,7 @@ updates = Table(
     Column("kind", String(20), nullable=False),
     Column("text", Text, nullable=False),
     Column("approval_ref", String(80), nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
     Column("told_seq", Integer, nullable=True),
     # The trace of the work that sent it, linked from the telling.
     Column("trace_context", String(400), nullable=True),
@@ -125,5 +126,5 @@ effects = Table(
     # The call's result as the model saw it, and the topic of work it started, if any.
     Column("content", Text, nullable=False),
     Column("topic", String(80), nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
 )

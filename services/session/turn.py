@@ -8,15 +8,17 @@ from opentelemetry import trace
 
 from session.actions import MainActions
 from session.context import as_said, main_prompt
+from session.conversations import Conversation
 from session.effects import CallKeys
 from session.peers import MemoryClient
 from session.pins import Pins, pinned
-from session.transcript import Conversation, Message, Transcript
+from session.transcript import Message
+from session.turn_context import TurnContext
 from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
 from violet.metrics import ERRORS
-from violet.models import ModelClient, ModelError, Reply
+from violet.models import ModelClient, ModelError, ModelMessage, Reply, TextBlock
 from violet.models.tools import MAIN_TOOLS
 
 log = logging.getLogger(__name__)
@@ -30,35 +32,34 @@ class MainSession:
     def __init__(
         self,
         model: ModelClient,
-        transcript: Transcript,
         pins: Pins,
         memory: MemoryClient,
         actions: MainActions,
         window: Window,
     ) -> None:
         self._model = model
-        self._transcript = transcript
         self._pins = pins
         self._memory = memory
         self._actions = actions
         self._window = window
 
-    async def answer(self, conversation: Conversation, identity: Identity, message: Message) -> str:
-        live = as_said(await self._transcript.live(conversation.id), upto=message.seq)
+    async def answer(self, context: TurnContext, message: Message) -> str:
+        live = as_said(context.live, upto=message.seq)
         keys = CallKeys(f"say:{message.seq}")
-        return await self._respond(conversation, identity, message.text, live, keys)
+        return await self._respond(context, message.text, live, keys)
 
-    async def tell(self, conversation: Conversation, identity: Identity, update: Update) -> str:
+    async def tell(self, context: TurnContext, update: Update) -> str:
         """Violet's own words for an update: a work result, a question waiting for a yes, or
         her question about a promise that waited too long."""
+        conversation = context.conversation
         if update.kind == "result":
             await self._pins.close_ref(conversation.id, "work", update.topic)
             await self._pins.close_ref(conversation.id, "promise", update.topic)
         elif update.kind == "approval" and not await self._pinned(conversation, update):
             await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
-        live = as_said(await self._transcript.live(conversation.id))
+        live = as_said(context.live)
         keys = CallKeys(f"update:{update.id}")
-        return await self._respond(conversation, identity, update.text, live, keys, update.text)
+        return await self._respond(context, update.text, live, keys, update.text)
 
     async def _pinned(self, conversation: Conversation, update: Update) -> bool:
         """Whether the approval is pinned already: by this telling, run before a crash."""
@@ -67,19 +68,19 @@ class MainSession:
 
     async def _respond(
         self,
-        conversation: Conversation,
-        identity: Identity,
+        context: TurnContext,
         query: str,
         live: list[Message],
         keys: CallKeys,
         update: str = "",
     ) -> str:
+        conversation, identity = context.conversation, context.identity
         remembered = await self._memory.recall(identity, query)
         open_pins = await self._pins.open(conversation.id)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
         system, messages = main_prompt(
-            await self._transcript.summary_of(conversation.id),
+            context.summary,
             shown,
             visible,
             update=update,
@@ -105,8 +106,8 @@ class MainSession:
         self,
         conversation: Conversation,
         identity: Identity,
-        system: list[dict],
-        messages: list[dict],
+        system: list[TextBlock],
+        messages: list[ModelMessage],
         keys: CallKeys,
     ) -> str:
         reply: Reply | None = None

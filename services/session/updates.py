@@ -13,7 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import updates
-from session.transcript import now
+from violet.clock import Clock, utc_now
+from violet.models import JsonObject
 from violet.telemetry import carrier
 
 Kind = Literal["result", "approval", "check_in"]
@@ -28,12 +29,13 @@ class Update:
     approval_ref: str | None = None
     trace_context: str | None = None
     # What Violet did for a result, as `violet.v1.Deed` JSON objects.
-    deeds: tuple[dict, ...] = ()
+    deeds: tuple[JsonObject, ...] = ()
 
 
 class Updates:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
+    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+        self._database = database
+        self._clock = clock
 
     async def store(
         self,
@@ -43,12 +45,12 @@ class Updates:
         kind: Kind,
         text: str,
         approval_ref: str | None = None,
-        deeds: Sequence[dict] = (),
+        deeds: Sequence[JsonObject] = (),
     ) -> bool:
         """Stores an update once per key; False when it was already there."""
         try:
-            async with self._sessions() as db, db.begin():
-                await db.execute(
+            async with self._database() as tx, tx.begin():
+                await tx.execute(
                     insert(updates).values(
                         conversation_id=conversation_id,
                         key=key,
@@ -57,7 +59,7 @@ class Updates:
                         text=text,
                         approval_ref=approval_ref,
                         deeds=list(deeds),
-                        created_at=now(),
+                        created_at=self._clock(),
                         trace_context=carrier(),
                     )
                 )
@@ -66,7 +68,7 @@ class Updates:
         return True
 
     async def next_untold(self, conversation_id: str) -> Update | None:
-        async with self._sessions() as db:
+        async with self._database() as db:
             row = (
                 await db.execute(
                     select(updates)

@@ -8,6 +8,8 @@ import os
 import socket
 from collections.abc import AsyncIterator
 
+import grpc
+
 from violet import database
 from violet.channels import Peers
 from violet.identity import resolve_secret
@@ -89,7 +91,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
         mailer=Mailer(settings.smtp_url, settings.smtp_from),
         store=store,
     )
-    reporter = Reporter(peers, store, secret)
+    reporter = Reporter(peers, store.outbox, secret)
     agent = WorkAgent(
         model=model,
         store=store,
@@ -115,7 +117,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
         asyncio.create_task(reporter.send_forever()),
     ]
 
-    def register(server) -> list[str]:  # type: ignore[no-untyped-def]
+    def register(server: grpc.aio.Server) -> list[str]:
         worker_pb2_grpc.add_WorkerServicer_to_server(service, server)
         return [worker_pb2.DESCRIPTOR.services_by_name["Worker"].full_name]
 

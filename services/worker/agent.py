@@ -9,19 +9,28 @@ their results, until the model answers in words; those words are the request's r
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 
 from violet.faults import fault_point
-from violet.models import ModelClient, ModelError, ToolCall
+from violet.models import (
+    ContentBlock,
+    ModelClient,
+    ModelError,
+    ModelMessage,
+    ToolCall,
+    ToolResultBlock,
+)
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
+from violet.telemetry import links_to
 from worker.cards import card
 from worker.deeds import deeds_of
 from worker.reporter import Reporter
-from worker.store import Request, StaleSession, WorkSession, WorkStore
+from worker.store import WorkStore
+from worker.store.requests import Request
+from worker.store.work_sessions import HeldResult, StaleWorkSession, WorkSession
 from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, activity_line
 
 log = logging.getLogger(__name__)
@@ -30,7 +39,6 @@ tracer = trace.get_tracer(__name__)
 STARTING = "Looking into it"
 GAVE_UP = "I couldn't finish this: it took more steps than I may take for one request."
 MODEL_FAILED = "I couldn't finish this just now. Please ask again in a little while."
-EARLIER_HEADING = "## Earlier in this work"
 WORK_SYSTEM = """You do one piece of background work for a person, on behalf of Violet, their \
 personal assistant. Every user turn in plain text is the person's own request: do it with your \
 tools, then end with a short report in plain words of what you did and what you made (the \
@@ -46,36 +54,36 @@ The person's documents are notes and lists in their own folder. Code runs in a s
 network, with /work as its working folder and the person's documents readable in /documents."""
 
 
-def open_calls(session: WorkSession) -> list[ToolCall]:
+def open_calls(work_session: WorkSession) -> list[ToolCall]:
     """The tool calls of the last message, when it is the model's and they await results."""
-    if not session.messages or session.messages[-1]["role"] != "assistant":
+    if not work_session.messages or work_session.messages[-1]["role"] != "assistant":
         return []
-    content = session.messages[-1]["content"]
+    content = work_session.messages[-1]["content"]
     return [
         ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
         for block in content
-        if isinstance(content, list) and block.get("type") == "tool_use"
+        if block["type"] == "tool_use"
     ]
 
 
-def reply_text(message: dict) -> str:
+def reply_text(message: ModelMessage) -> str:
     content = message["content"]
     if isinstance(content, str):
         return content
-    return "".join(block.get("text", "") for block in content if block.get("type") == "text")
+    return "".join(block["text"] for block in content if block["type"] == "text")
 
 
-def is_request(message: dict) -> bool:
+def is_request(message: ModelMessage) -> bool:
     return message["role"] == "user" and isinstance(message["content"], str)
 
 
-def this_request(messages: list[dict]) -> list[dict]:
+def this_request(messages: list[ModelMessage]) -> list[ModelMessage]:
     """The messages from the latest request on: the exchange of the request under way."""
     starts = [i for i, message in enumerate(messages) if is_request(message)]
     return messages[starts[-1] :] if starts else []
 
 
-def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
+def window(messages: list[ModelMessage], requests: int) -> tuple[list[ModelMessage], int]:
     """The messages from the start of the last `requests` requests, and how many requests were
     left out before them. A cut falls only before a request, never between a tool call and its
     result."""
@@ -85,8 +93,12 @@ def window(messages: list[dict], requests: int) -> tuple[list[dict], int]:
     return messages[starts[-requests] :], len(starts) - requests
 
 
-def _result_block(call: ToolCall, stored: dict) -> dict:
-    block = {"type": "tool_result", "tool_use_id": call.id, "content": stored["content"]}
+def _result_block(call: ToolCall, stored: HeldResult) -> ContentBlock:
+    block: ToolResultBlock = {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "content": stored["content"],
+    }
     if stored.get("is_error"):
         block["is_error"] = True
     return block
@@ -110,102 +122,110 @@ class WorkAgent:
         self._max_steps = max_steps
         self._window_requests = window_requests
 
-    async def advance(self, session: WorkSession) -> bool:
+    async def advance(self, work_session: WorkSession) -> bool:
         """Takes the next step; False when nothing can be done until something new arrives."""
-        request = await self._store.current_request(session.id)
+        request = await self._store.requests.current(work_session.id)
         if request is None:
             return False
         # Work outlives its turn: each step is its own trace, linked to the turn that asked.
-        with tracer.start_as_current_span("work step", context=Context(), links=_origin(request)):
-            return await self._step(session, request)
+        origin = links_to(request.trace_id, request.span_id)
+        with tracer.start_as_current_span("work step", context=Context(), links=origin):
+            return await self._step(work_session, request)
 
-    async def _step(self, session: WorkSession, request: Request) -> bool:
+    async def _step(self, work_session: WorkSession, request: Request) -> bool:
         if request.status == "pending":
-            await self._reporter.activity(session.person, session.id, STARTING)
-            await self._store.begin(session, request, {"role": "user", "content": request.text})
+            await self._reporter.activity(work_session.person, work_session.id, STARTING)
+            await self._store.steps.begin(
+                work_session, request, {"role": "user", "content": request.text}
+            )
             return True
-        calls = open_calls(session)
+        calls = open_calls(work_session)
         if calls:
-            return await self._resolve(session, request, calls)
-        if not session.messages:
-            raise StaleSession(session.id)  # a request under way has its turn: this copy is old
-        if session.messages[-1]["role"] == "user":
-            await self._think(session, request)
+            return await self._resolve(work_session, request, calls)
+        if not work_session.messages:
+            # A request under way has its turn: this copy is old.
+            raise StaleWorkSession(work_session.id)
+        if work_session.messages[-1]["role"] == "user":
+            await self._think(work_session, request)
             return True
         # The model's answer was stored but the request not yet closed when the worker stopped.
-        await self._finish(session, request, reply_text(session.messages[-1]), [])
+        await self._finish(work_session, request, reply_text(work_session.messages[-1]), [])
         return True
 
-    async def _think(self, session: WorkSession, request: Request) -> None:
+    async def _think(self, work_session: WorkSession, request: Request) -> None:
         if request.steps >= self._max_steps:
-            await self._finish(session, request, GAVE_UP, [_assistant(GAVE_UP)])
+            await self._finish(work_session, request, GAVE_UP, [_assistant(GAVE_UP)])
             return
-        messages, left_out = window(session.messages, self._window_requests)
+        messages, left_out = window(work_session.messages, self._window_requests)
         try:
             # Each step only adds to the one before, so it reads that one from the cache.
             reply = await self._model.reply(
                 tier="work",
-                system=await self._system(session, left_out),
+                system=await self._system(work_session, left_out),
                 messages=cached_through_last(messages),
                 tools=t.WORK_TOOLS,
-                person=session.person,
+                person=work_session.person,
             )
         except ModelError as error:
             log.warning("the work model failed", extra={"error": str(error)})
-            await self._finish(session, request, MODEL_FAILED, [_assistant(MODEL_FAILED)])
+            await self._finish(work_session, request, MODEL_FAILED, [_assistant(MODEL_FAILED)])
             return
         if reply.tool_calls:
-            await self._store.record_reply(session, request, reply.content)
+            await self._store.steps.record_reply(work_session, request, reply.content)
             return
         outcome = reply.text.strip() or "Done."
-        await self._finish(session, request, outcome, [_assistant(outcome)])
+        await self._finish(work_session, request, outcome, [_assistant(outcome)])
 
-    async def _system(self, session: WorkSession, left_out: int) -> list[dict]:
+    async def _system(self, work_session: WorkSession, left_out: int) -> list[dict]:
         """The instructions, then the requests left out of the window (changing only when the
         window moves on), each ending a cached segment."""
         if not left_out:
             return cached_system(WORK_SYSTEM)
-        earlier = (await self._store.outcomes(session.id))[:left_out]
+        earlier = (await self._store.requests.outcomes(work_session.id))[:left_out]
         lines = [f"- {asked} -> {told}" for asked, told in earlier]
-        return cached_system(WORK_SYSTEM, "\n".join([EARLIER_HEADING, *lines]))
+        return cached_system(WORK_SYSTEM, t.headed(t.EARLIER_WORK_HEADING, lines))
 
-    async def _resolve(self, session: WorkSession, request: Request, calls: list[ToolCall]) -> bool:
+    async def _resolve(
+        self, work_session: WorkSession, request: Request, calls: list[ToolCall]
+    ) -> bool:
         """Runs the calls that have no result yet; False while one waits for the person."""
         waiting = False
         for call in calls:
-            if call.id in session.held:
+            if call.id in work_session.held:
                 continue
             if call.name == t.SEND_EMAIL:
-                waiting |= not await self._email(session, request, call)
+                waiting |= not await self._email(work_session, request, call)
                 continue
-            await self._reporter.activity(session.person, session.id, activity_line(call))
-            result = await self._run_tool(call, await self._asker(session))
+            await self._reporter.activity(work_session.person, work_session.id, activity_line(call))
+            result = await self._run_tool(call, await self._asker(work_session))
             assert isinstance(result, ToolResult)
             fault_point("worker.tool_ran")
-            await self._store.hold_result(session, call.id, result.stored())
+            await self._store.steps.hold_result(work_session, call.id, result.stored())
         if waiting:
-            await self._reporter.activity(session.person, session.id, "")
+            await self._reporter.activity(work_session.person, work_session.id, "")
             return False
-        results = [_result_block(call, session.held[call.id]) for call in calls]
-        await self._store.record_results(session, request, {"role": "user", "content": results})
+        results = [_result_block(call, work_session.held[call.id]) for call in calls]
+        await self._store.steps.record_results(
+            work_session, request, {"role": "user", "content": results}
+        )
         return True
 
-    async def _email(self, session: WorkSession, request: Request, call: ToolCall) -> bool:
+    async def _email(self, work_session: WorkSession, request: Request, call: ToolCall) -> bool:
         """True once the email's outcome is the call's result; False while it waits."""
-        approval = await self._store.approval_for(session.id, call.id)
+        approval = await self._store.approvals.of_call(work_session.id, call.id)
         if approval is None:
-            await self._reporter.activity(session.person, session.id, activity_line(call))
-            checked = await self._run_tool(call, await self._asker(session))
+            await self._reporter.activity(work_session.person, work_session.id, activity_line(call))
+            checked = await self._run_tool(call, await self._asker(work_session))
             if isinstance(checked, ToolResult):
-                await self._store.hold_result(session, call.id, checked.stored())
+                await self._store.steps.hold_result(work_session, call.id, checked.stored())
                 return True
-            await self._hold(session, request, call, checked)
+            await self._hold(work_session, request, call, checked)
             return False
         if approval.status == "waiting":
             return False
         if approval.status == "approved":
             fault_point("worker.email_approved")
-            await self._reporter.activity(session.person, session.id, SENDING)
+            await self._reporter.activity(work_session.person, work_session.id, SENDING)
             result = await self._toolbox.carry_out(approval)
         elif approval.status == "sending":
             # Claimed by a run that stopped while handing it to the relay: it may have gone,
@@ -214,7 +234,7 @@ class WorkAgent:
             result = ToolResult(t.email_result(True))
         else:
             result = ToolResult(t.email_result(False))
-        await self._store.settle(session, approval, result.stored())
+        await self._store.steps.settle(work_session, approval, result.stored())
         return True
 
     async def _run_tool(self, call: ToolCall, asker: Asker) -> ToolResult | NeedsApproval:
@@ -228,50 +248,37 @@ class WorkAgent:
                 return ToolResult("That did not work because of an unexpected problem.", True)
 
     async def _hold(
-        self, session: WorkSession, request: Request, call: ToolCall, held: NeedsApproval
+        self, work_session: WorkSession, request: Request, call: ToolCall, held: NeedsApproval
     ) -> None:
         waiting = f"Waiting for the person's answer: {held.question}"
-        await self._store.hold_for_approval(
-            session,
+        await self._store.steps.hold_for_approval(
+            work_session,
             request,
             call.id,
             held.action,
             held.payload,
             held.question,
-            await self._card(session, request.text, waiting),
+            await self._card(work_session, request.text, waiting),
         )
         self._reporter.wake()
 
-    async def _asker(self, session: WorkSession) -> Asker:
-        requests = await self._store.requests_of(session.id)
-        return Asker(session.id, session.person, requests)
+    async def _asker(self, work_session: WorkSession) -> Asker:
+        requests = await self._store.requests.texts_of(work_session.id)
+        return Asker(work_session.id, work_session.person, requests)
 
-    async def _card(self, session: WorkSession, last_request: str, last_outcome: str) -> dict:
-        history = await self._store.outcomes(session.id)
-        at = datetime.now(UTC)
-        return card(session.id, session.title, history, last_request, last_outcome, at)
+    async def _card(self, work_session: WorkSession, last_request: str, last_outcome: str) -> dict:
+        history = await self._store.requests.outcomes(work_session.id)
+        at = self._store.clock()
+        return card(work_session.id, work_session.title, history, last_request, last_outcome, at)
 
     async def _finish(
-        self, session: WorkSession, request: Request, outcome: str, closing: list[dict]
+        self, work_session: WorkSession, request: Request, outcome: str, closing: list[dict]
     ) -> None:
-        finished = await self._card(session, request.text, outcome)
-        deeds = deeds_of(this_request(session.messages), request.text)
-        await self._store.finish(session, request, outcome, deeds, finished, closing)
+        finished = await self._card(work_session, request.text, outcome)
+        deeds = deeds_of(this_request(work_session.messages), request.text)
+        await self._store.steps.finish(work_session, request, outcome, deeds, finished, closing)
         fault_point("worker.result_stored")
         self._reporter.wake()
-
-
-def _origin(request: Request) -> list[trace.Link]:
-    """A link to the turn that handed the request over: the work runs long after it ended."""
-    if not (request.trace_id and request.span_id):
-        return []
-    origin = trace.SpanContext(
-        int(request.trace_id, 16),
-        int(request.span_id, 16),
-        is_remote=True,
-        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
-    )
-    return [trace.Link(origin)]
 
 
 def _assistant(text: str) -> dict:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from violet.models import JsonObject
+
 SUMMARY_CHARS = 600
 TITLE_CHARS = 80
 MAX_ENTITIES = 12
@@ -45,7 +47,7 @@ def card(
     last_request: str,
     last_outcome: str,
     at: datetime,
-) -> dict:
+) -> JsonObject:
     """The card as the outbox stores it; `history` is (request, outcome), oldest first."""
     recent = [*history[-3:], (last_request, last_outcome)]
     lines = [f"{shorten(asked, 120)}: {shorten(told, 160)}" for asked, told in recent]

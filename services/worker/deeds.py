@@ -17,6 +17,7 @@ import ast
 import json
 import re
 
+from violet.models import JsonObject, ModelMessage
 from violet.models import tools as t
 
 # Operations and functions a calculation may use: arithmetic, nothing that names a thing.
@@ -35,7 +36,7 @@ _FUNCTIONS = frozenset({"abs", "round", "min", "max", "pow"})
 _NUMBER = re.compile(r"^-?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)(?:e[+-]?\d+)?$", re.IGNORECASE)
 
 
-def deeds_of(exchange: list[dict], asked: str) -> list[dict]:
+def deeds_of(exchange: list[ModelMessage], asked: str) -> list[JsonObject]:
     """The deeds of one request's exchange (its messages from the request on), as
     `violet.v1.Deed` JSON objects, in the order they were done."""
     calls = {
@@ -43,15 +44,17 @@ def deeds_of(exchange: list[dict], asked: str) -> list[dict]:
         for message in exchange
         if message["role"] == "assistant" and isinstance(message["content"], list)
         for block in message["content"]
-        if block.get("type") == "tool_use"
+        if block["type"] == "tool_use"
     }
-    found = []
+    found: list[JsonObject] = []
     for message in exchange:
         if message["role"] != "user" or not isinstance(message["content"], list):
             continue
         for block in message["content"]:
-            call = calls.get(block.get("tool_use_id", ""))
-            if block.get("type") != "tool_result" or call is None or block.get("is_error"):
+            if block["type"] != "tool_result" or block.get("is_error"):
+                continue
+            call = calls.get(block["tool_use_id"])
+            if call is None:
                 continue
             deed = _deed(call["name"], dict(call.get("input") or {}), _json(block.get("content")))
             if deed:
@@ -59,7 +62,7 @@ def deeds_of(exchange: list[dict], asked: str) -> list[dict]:
     return found
 
 
-def _deed(name: str, tool_input: dict, result: dict) -> dict | None:
+def _deed(name: str, tool_input: JsonObject, result: JsonObject) -> JsonObject | None:
     if name == t.RUN_PYTHON:
         expression = arithmetic_printed(str(tool_input.get("code", "")))
         lines = [line.strip() for line in str(result.get("stdout", "")).splitlines()]
@@ -84,8 +87,9 @@ def arithmetic_printed(code: str) -> str | None:
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
         return None
     call = tree.body[0].value
-    printing = isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-    if not printing or call.func.id != "print" or len(call.args) != 1 or call.keywords:
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    if call.func.id != "print" or len(call.args) != 1 or call.keywords:
         return None
     expression = call.args[0]
     if not all(_arithmetic(node) for node in ast.walk(expression)):
@@ -104,7 +108,7 @@ def _arithmetic(node: ast.AST) -> bool:
     return isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Load, *_OPERATORS))
 
 
-def _json(content: object) -> dict:
+def _json(content: object) -> JsonObject:
     if not isinstance(content, str):
         return {}
     try:

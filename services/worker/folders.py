@@ -125,8 +125,8 @@ class Documents:
             and not entry.name.startswith(".")
         )
 
-    def listing(self) -> list[dict]:
-        found = []
+    def listing(self) -> list[dict[str, str | int]]:
+        found: list[dict[str, str | int]] = []
         for name in self.names():
             stat = (self._folder / name).stat()
             changed = datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(timespec="seconds")

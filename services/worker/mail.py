@@ -96,10 +96,14 @@ class Mailer:
 
 
 def _connect(parts: SplitResult) -> smtplib.SMTP:
-    relay_class = smtplib.SMTP_SSL if parts.scheme == "smtps" else smtplib.SMTP
-    port = parts.port or (465 if parts.scheme == "smtps" else 25)
-    options = {"context": ssl.create_default_context()} if parts.scheme == "smtps" else {}
-    relay = relay_class(parts.hostname, port, timeout=SMTP_TIMEOUT_S, **options)
+    host = parts.hostname or ""
+    relay: smtplib.SMTP
+    if parts.scheme == "smtps":
+        relay = smtplib.SMTP_SSL(
+            host, parts.port or 465, timeout=SMTP_TIMEOUT_S, context=ssl.create_default_context()
+        )
+    else:
+        relay = smtplib.SMTP(host, parts.port or 25, timeout=SMTP_TIMEOUT_S)
     try:
         relay.ehlo_or_helo_if_needed()
         if parts.username:

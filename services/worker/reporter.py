@@ -18,8 +18,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from violet.channels import Peers
 from violet.faults import fault_point
 from violet.identity import acting_for, service_identity
+from violet.models import JsonObject
 from violet.v1 import deeds_pb2, router_pb2, router_pb2_grpc, session_pb2, session_pb2_grpc
-from worker.store import Outgoing, WorkStore
+from worker.store.outbox import Outbox, Outgoing
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +34,9 @@ _GIVE_UP = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED}
 
 
 class Reporter:
-    def __init__(self, peers: Peers, store: WorkStore, secret: str) -> None:
+    def __init__(self, peers: Peers, outbox: Outbox, secret: str) -> None:
         self._peers = peers
-        self._store = store
+        self._outbox = outbox
         self._secret = secret
         self._wake = asyncio.Event()
 
@@ -70,7 +71,7 @@ class Reporter:
                 await asyncio.wait_for(self._wake.wait(), RETRY_BASE_S)
 
     async def send_due(self) -> None:
-        for outgoing in await self._store.due():
+        for outgoing in await self._outbox.due():
             with acting_for(outgoing.person):
                 try:
                     await self._send(outgoing)
@@ -78,7 +79,7 @@ class Reporter:
                     await self._failed(outgoing, error)
                 else:
                     fault_point("worker.update_delivered")
-                    await self._store.sent(outgoing.id)
+                    await self._outbox.sent(outgoing.id)
 
     async def _send(self, outgoing: Outgoing) -> None:
         metadata = self._metadata(outgoing.person)
@@ -113,14 +114,14 @@ class Reporter:
         details = {"kind": outgoing.kind, "code": code.name, "attempts": attempts}
         if hopeless:
             log.error("update dropped", extra=details)
-            await self._store.drop(outgoing.id)
+            await self._outbox.drop(outgoing.id)
             return
         log.warning("update not taken yet; will retry", extra=details)
         delay = min(RETRY_MAX_S, RETRY_BASE_S * 2 ** min(attempts, 10))
-        await self._store.retry_later(outgoing.id, attempts, delay)
+        await self._outbox.retry_later(outgoing.id, attempts, delay)
 
 
-def topic_card(payload: dict) -> router_pb2.TopicCard:
+def topic_card(payload: JsonObject) -> router_pb2.TopicCard:
     last_active = Timestamp()
     last_active.FromDatetime(datetime.fromisoformat(payload["last_active"]))
     return router_pb2.TopicCard(

@@ -8,22 +8,21 @@ with every step, so unloading only lets go of the copy; the next turn loads it a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from violet.identity import acting_for
 from worker.agent import WorkAgent
-from worker.store import WorkSession, WorkStore
+from worker.store import WorkStore
+from worker.store.work_sessions import WorkSession
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Loaded:
-    session: WorkSession
+    work_session: WorkSession
     last_turn: float
 
 
@@ -46,27 +45,27 @@ class WorkRunner:
         self._overall = asyncio.Semaphore(overall)
         self._per_person: dict[str, asyncio.Semaphore] = {}
         self._idle_s = idle_s
-        self._lease_s = lease_s
+        self._lease = store.work_sessions.lease(replica, lease_s)
         self._loaded: dict[str, Loaded] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._stopping = False
 
-    def wake(self, session_id: str, person: str) -> None:
+    def wake(self, work_session_id: str, person: str) -> None:
         """Runs the session's next steps soon (again, if it is running now)."""
         if self._stopping:
             return  # stored already; found again at the next start
-        if session_id in self._tasks:
-            self._again.add(session_id)
+        if work_session_id in self._tasks:
+            self._again.add(work_session_id)
             return
-        self._tasks[session_id] = asyncio.create_task(self._drain(session_id, person))
+        self._tasks[work_session_id] = asyncio.create_task(self._drain(work_session_id, person))
 
     async def sweep_forever(self, every_s: float) -> None:
         """Finds work nobody is running (unfinished at a start, or left by a stopped replica)."""
         while True:
             try:
-                for session_id, person in await self._store.runnable():
-                    self.wake(session_id, person)
+                for work_session_id, person in await self._store.work_sessions.runnable():
+                    self.wake(work_session_id, person)
             except Exception:
                 log.exception("the sweep for unfinished work failed")
             await asyncio.sleep(every_s)
@@ -82,13 +81,13 @@ class WorkRunner:
 
     async def unload_idle(self) -> None:
         moment = time.monotonic()
-        for session_id, loaded in list(self._loaded.items()):
-            if session_id in self._tasks or moment - loaded.last_turn < self._idle_s:
+        for work_session_id, loaded in list(self._loaded.items()):
+            if work_session_id in self._tasks or moment - loaded.last_turn < self._idle_s:
                 continue
-            del self._loaded[session_id]
-            with acting_for(loaded.session.person):
-                await self._store.mark_unloaded(session_id, self._replica)
-            log.info("work session unloaded", extra={"topic": session_id})
+            del self._loaded[work_session_id]
+            with acting_for(loaded.work_session.person):
+                await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
+            log.info("work session unloaded", extra={"topic": work_session_id})
 
     async def stop(self, grace_s: float) -> None:
         """Lets steps under way end for up to `grace_s`; the rest resume at the next start."""
@@ -99,67 +98,50 @@ class WorkRunner:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
-        for session_id, loaded in list(self._loaded.items()):
-            with acting_for(loaded.session.person):
-                await self._store.mark_unloaded(session_id, self._replica)
+        for work_session_id, loaded in list(self._loaded.items()):
+            with acting_for(loaded.work_session.person):
+                await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
         self._loaded.clear()
 
-    async def _drain(self, session_id: str, person: str) -> None:
+    async def _drain(self, work_session_id: str, person: str) -> None:
         try:
             slot = self._per_person.setdefault(person, asyncio.Semaphore(self._per_person_limit))
             with acting_for(person):  # a sweep's work is the person's too
                 async with slot, self._overall:
                     while not self._stopping:
-                        self._again.discard(session_id)
-                        async with self._leased(session_id) as held:
+                        self._again.discard(work_session_id)
+                        async with self._lease.holding(work_session_id) as held:
                             if not held:
                                 return  # another replica runs it, and sees what is new
-                            await self._run(session_id)
-                        if session_id not in self._again:
+                            await self._run(work_session_id)
+                        if work_session_id not in self._again:
                             return
         except Exception:
-            log.exception("work step failed; the sweep tries again", extra={"topic": session_id})
+            log.exception(
+                "work step failed; the sweep tries again", extra={"topic": work_session_id}
+            )
         finally:
-            del self._tasks[session_id]
+            del self._tasks[work_session_id]
 
-    @contextlib.asynccontextmanager
-    async def _leased(self, session_id: str) -> AsyncIterator[bool]:
-        if not await self._store.claim(session_id, self._replica, self._lease_s):
-            yield False
-            return
-        renewal = asyncio.create_task(self._renew(session_id))
+    async def _run(self, work_session_id: str) -> None:
+        loaded = await self._load(work_session_id)
         try:
-            yield True
-        finally:
-            renewal.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewal
-            await asyncio.shield(self._store.release(session_id, self._replica))
-
-    async def _renew(self, session_id: str) -> None:
-        while True:
-            await asyncio.sleep(self._lease_s / 3)
-            await self._store.claim(session_id, self._replica, self._lease_s)
-
-    async def _run(self, session_id: str) -> None:
-        loaded = await self._load(session_id)
-        try:
-            while not self._stopping and await self._agent.advance(loaded.session):
+            while not self._stopping and await self._agent.advance(loaded.work_session):
                 loaded.last_turn = time.monotonic()
         except BaseException:
             # The copy may be ahead of what was stored; the next turn loads the stored state.
-            self._loaded.pop(session_id, None)
+            self._loaded.pop(work_session_id, None)
             raise
         loaded.last_turn = time.monotonic()
 
-    async def _load(self, session_id: str) -> Loaded:
-        loaded = self._loaded.get(session_id)
-        if loaded and loaded.session.version == await self._store.version_of(session_id):
+    async def _load(self, work_session_id: str) -> Loaded:
+        stored = self._store.work_sessions
+        loaded = self._loaded.get(work_session_id)
+        if loaded and loaded.work_session.version == await stored.version_of(work_session_id):
             return loaded
-        session = await self._store.load(session_id, self._replica)
-        log.info(
-            "work session loaded", extra={"topic": session_id, "messages": len(session.messages)}
-        )
-        loaded = Loaded(session, time.monotonic())
-        self._loaded[session_id] = loaded
+        work_session = await stored.load(work_session_id, self._replica)
+        details = {"topic": work_session_id, "messages": len(work_session.messages)}
+        log.info("work session loaded", extra=details)
+        loaded = Loaded(work_session, time.monotonic())
+        self._loaded[work_session_id] = loaded
         return loaded

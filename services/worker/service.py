@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import grpc
-from opentelemetry import trace
 
 from violet.identity import authenticate
+from violet.telemetry import current_span_ids
 from violet.v1 import worker_pb2, worker_pb2_grpc
 from worker.cards import title_of
 from worker.runner import WorkRunner
@@ -24,7 +24,11 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
         self._runner = runner
         self._secret = secret
 
-    async def StartWork(self, request, context):  # type: ignore[no-untyped-def]
+    async def StartWork(
+        self,
+        request: worker_pb2.StartWorkRequest,
+        context: grpc.aio.ServicerContext[worker_pb2.StartWorkRequest, worker_pb2.StartWorkReply],
+    ) -> worker_pb2.StartWorkReply:
         identity = await authenticate(context, self._secret)
         text = request.request.strip()
         if not text or "\x00" in text:
@@ -38,23 +42,31 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a topic id")
         if len(request.key) > MAX_KEY_CHARS or "\x00" in request.key:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a request key")
-        origin = trace.get_current_span().get_span_context()
-        topic = await self._store.start_request(
+        trace_id, span_id = current_span_ids() or (None, None)
+        topic = await self._store.requests.start(
             identity.person,
             request.topic,
             text,
             title=title_of(text),
             key=request.key,
-            trace_id=format(origin.trace_id, "032x") if origin.is_valid else None,
-            span_id=format(origin.span_id, "016x") if origin.is_valid else None,
+            trace_id=trace_id,
+            span_id=span_id,
         )
         self._runner.wake(topic, identity.person)
         return worker_pb2.StartWorkReply(topic=topic)
 
-    async def AnswerApproval(self, request, context):  # type: ignore[no-untyped-def]
+    async def AnswerApproval(
+        self,
+        request: worker_pb2.AnswerApprovalRequest,
+        context: grpc.aio.ServicerContext[
+            worker_pb2.AnswerApprovalRequest, worker_pb2.AnswerApprovalReply
+        ],
+    ) -> worker_pb2.AnswerApprovalReply:
         identity = await authenticate(context, self._secret)
-        approval = await self._store.answer(identity.person, request.approval, request.approved)
+        approval = await self._store.approvals.answer(
+            identity.person, request.approval, request.approved
+        )
         if approval is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, "nothing is waiting for that answer")
-        self._runner.wake(approval.session_id, identity.person)
+        self._runner.wake(approval.work_session_id, identity.person)
         return worker_pb2.AnswerApprovalReply()

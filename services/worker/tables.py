@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sqlalchemy import (
     Column,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -15,6 +14,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from violet.clock import UtcDateTime
+
 metadata = MetaData()
 
 # One per topic. `id` is the topic id the router and the session know it by.
@@ -24,8 +25,8 @@ work_sessions = Table(
     Column("id", String(80), primary_key=True),
     Column("person", String(200), nullable=False),
     Column("title", Text, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("last_active", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("last_active", UtcDateTime(), nullable=False),
     # Counts the changes to the session, so a replica sees when its loaded copy is stale.
     Column("version", Integer, nullable=False, default=0),
     # Results of the last round of tool calls gathered so far (JSON), while one of them waits.
@@ -33,10 +34,10 @@ work_sessions = Table(
     Column("loads", Integer, nullable=False, default=0),
     # The replica holding the conversation loaded, or NULL when it is unloaded.
     Column("loaded_by", String(80), nullable=True),
-    Column("unloaded_at", DateTime(timezone=True), nullable=True),
+    Column("unloaded_at", UtcDateTime(), nullable=True),
     # One replica runs a work session at a time: a lease, so a dead holder blocks it only briefly.
     Column("lease_holder", String(80), nullable=True),
-    Column("lease_until", DateTime(timezone=True), nullable=True),
+    Column("lease_until", UtcDateTime(), nullable=True),
     Index("ix_work_sessions_person", "person", "last_active"),
 )
 
@@ -50,7 +51,7 @@ work_messages = Table(
     Column("role", String(10), nullable=False),
     Column("content", Text, nullable=False),
     Column("request_id", Integer, nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
     UniqueConstraint("session_id", "position", name="uq_work_messages_position"),
 )
 
@@ -69,8 +70,8 @@ work_requests = Table(
     Column("status", String(10), nullable=False),
     Column("steps", Integer, nullable=False, default=0),
     Column("outcome", Text, nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("finished_at", UtcDateTime(), nullable=True),
     # The turn that handed the work over, for a span link from the late work back to it.
     Column("trace_id", String(32), nullable=True),
     Column("span_id", String(16), nullable=True),
@@ -94,9 +95,9 @@ approvals = Table(
     # the relay (claimed, so it is never handed over twice); "done" once the work session has
     # the outcome.
     Column("status", String(10), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("answered_at", DateTime(timezone=True), nullable=True),
-    Column("claimed_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("answered_at", UtcDateTime(), nullable=True),
+    Column("claimed_at", UtcDateTime(), nullable=True),
     UniqueConstraint("session_id", "tool_use_id", name="uq_approvals_call"),
     Index("ix_approvals_status", "status"),
 )
@@ -113,9 +114,9 @@ outbox = Table(
     Column("kind", String(10), nullable=False),
     Column("key", String(200), nullable=False, unique=True),
     Column("payload", Text, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),
-    Column("next_try_at", DateTime(timezone=True), nullable=False),
-    Column("sent_at", DateTime(timezone=True), nullable=True),
+    Column("next_try_at", UtcDateTime(), nullable=False),
+    Column("sent_at", UtcDateTime(), nullable=True),
     Index("ix_outbox_due", "sent_at", "next_try_at"),
 )

@@ -13,12 +13,14 @@ import re
 from dataclasses import dataclass
 
 from violet.faults import fault_point
-from violet.models import ToolCall
+from violet.models import JsonObject, ToolCall
 from violet.models import tools as t
 from worker.folders import DocumentError, Folders
 from worker.mail import Email, Mailer, MailError, named_by_person, valid_address
 from worker.sandbox import Limits, Sandbox, SandboxUnavailable
-from worker.store import Approval, WorkStore
+from worker.store import WorkStore
+from worker.store.approvals import Approval
+from worker.store.work_sessions import HeldResult
 from worker.web import Web, WebError
 
 INFORMATION = (
@@ -50,14 +52,14 @@ class ToolResult:
     content: str
     is_error: bool = False
 
-    def stored(self) -> dict:
+    def stored(self) -> HeldResult:
         return {"content": self.content, "is_error": self.is_error}
 
 
 @dataclass(frozen=True)
 class NeedsApproval:
     action: str
-    payload: dict
+    payload: JsonObject
     question: str
 
 
@@ -65,7 +67,7 @@ class NeedsApproval:
 class Asker:
     """Who a tool call is for: the work session and the person's own requests to it."""
 
-    session_id: str
+    work_session_id: str
     person: str
     requests: list[str]
 
@@ -174,7 +176,7 @@ class Toolbox:
         except DocumentError as error:
             return failed(str(error))
 
-    def _hold_email(self, arguments: dict, asker: Asker) -> ToolResult | NeedsApproval:
+    def _hold_email(self, arguments: JsonObject, asker: Asker) -> ToolResult | NeedsApproval:
         email = Email(
             to=str(arguments.get("to", "")).strip(),
             subject=str(arguments.get("subject", "")).strip(),
@@ -198,14 +200,18 @@ class Toolbox:
         payload = approval.payload
         email = Email(payload["to"], payload["subject"], payload["body"])
         try:
-            await self._mailer.send(email, approval.id, lambda: self._store.claim_send(approval))
+            await self._mailer.send(
+                email, approval.id, lambda: self._store.approvals.claim_send(approval)
+            )
         except MailError as error:
             return failed(str(error))
         fault_point("worker.email_sent")
         return ToolResult(t.email_result(True))
 
     async def _ask_other_work(self, question: str, asker: Asker) -> ToolResult:
-        others = await self._store.others_finished(asker.person, besides=asker.session_id)
+        others = await self._store.requests.others_finished(
+            asker.person, besides=asker.work_session_id
+        )
         if not others:
             return failed("There is no other finished work to ask about.")
         wanted = _words(question)

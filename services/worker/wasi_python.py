@@ -40,6 +40,7 @@ from wasmtime import (
     Config,
     Engine,
     ExitTrap,
+    Func,
     Linker,
     Module,
     Store,
@@ -147,7 +148,9 @@ class Interpreter:
         store.set_wasi(wasi)
         try:
             start = self._linker.instantiate(store, self._module).exports(store)["_start"]
-            start(store)  # type: ignore[operator]
+            if not isinstance(start, Func):
+                raise WasmtimeError("the interpreter's _start is not a function")
+            start(store)
         except ExitTrap as exit:
             return 1 if exit.code == UNAVAILABLE else exit.code  # the status is the runner's
         except Trap as trap:

@@ -255,7 +255,7 @@ class Web:
             title, text = "", decoded.strip()
         return Page(url, title or url, text[:MAX_TEXT_CHARS])
 
-    async def search(self, query: str) -> list[dict]:
+    async def search(self, query: str) -> list[dict[str, str]]:
         if not self._search_url:
             raise WebError("Searching the web is not set up here.")
         try:

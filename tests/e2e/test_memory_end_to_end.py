@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from tests.conftest import running_stack
 from tests.support.device import Device
+from tests.support.stack import running_stack
 
 SAID = "my cat is called Miso, and I take my coffee with oat milk"
-
-
-async def memory_page(device: Device, wanted: int, timeout_s: float = 30.0) -> list[dict]:
-    """Asks for the page until it holds `wanted` items (facts are made in the background)."""
-    async with asyncio.timeout(timeout_s):
-        while True:
-            await device.send({"type": "memory.list"})
-            page = await device.until(lambda f: f["type"] == "memory")
-            if len(page["items"]) >= wanted:
-                return page["items"]
-            await asyncio.sleep(0.2)
 
 
 async def test_facts_said_once_are_listed_as_yours_and_recalled_by_a_second_stack(
@@ -29,7 +17,7 @@ async def test_facts_said_once_are_listed_as_yours_and_recalled_by_a_second_stac
     with running_stack(home, "sqlite") as first:
         device, welcome = await Device.open(first.live_url, first.token("mia"))
         await device.ask(SAID)
-        items = await memory_page(device, wanted=2)
+        items = await device.memory_page(wanted=2)
         assert {item["origin"] for item in items} == {"you"}
         texts = " ".join(item["text"] for item in items).lower()
         assert "miso" in texts and "oat milk" in texts
@@ -50,7 +38,7 @@ async def test_forgetting_a_fact_takes_it_out_of_recall_and_restoring_brings_it_
     with running_stack(tmp_path / "home", "sqlite") as stack:
         device, _ = await Device.open(stack.live_url, stack.token("noor"))
         await device.ask("my sister is called Lina")
-        [fact] = await memory_page(device, wanted=1)
+        [fact] = await device.memory_page(wanted=1)
 
         await device.send({"type": "memory.forget", "item": fact["item"]})
         page = await device.until(lambda f: f["type"] == "memory")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import running_stack
+from tests.support.stack import running_stack
 from violet_cli.trust import CorpusWeb, Figures, measure
 from violet_cli.trust_corpus import CARRIERS, TRICKS, corpus
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,8 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import running_stack
 from tests.support.ci import unavailable
+from tests.support.stack import running_stack
+from tests.support.waiting import eventually_blocking
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -105,13 +105,14 @@ def say(driver: Any, text: str) -> str:
 
 def remembered(driver: Any, word: str, timeout: float = FACT_WAIT_S) -> list[Any]:
     """Re-opens the memory page until a memory holds `word` (facts are made in the background)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        css(driver, "#show-memory")[0].click()
-        time.sleep(0.5)
+
+    def listed() -> list[Any]:
         rows = [row for row in css(driver, ".memories li") if word in row.text]
-        if rows or time.monotonic() > deadline:
-            return rows
+        if not rows:
+            css(driver, "#show-memory")[0].click()  # lists the memory afresh for the next look
+        return rows
+
+    return eventually_blocking(listed, f"a memory holding {word!r}", timeout_s=timeout, every_s=0.5)
 
 
 def test_the_page_is_served_with_a_policy_that_allows_only_itself_and_its_websocket(

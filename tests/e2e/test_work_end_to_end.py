@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
-from tests.conftest import running_stack
 from tests.integration.test_phone_protocol import assert_frames_leak_nothing
 from tests.support.ci import unavailable
 from tests.support.device import Device
 from tests.support.smtp import SmtpSink
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
+from tests.support.waiting import eventually
 from tests.support.web import LocalWeb
 
 RESULT_TIMEOUT_S = 60.0
@@ -37,13 +36,13 @@ class World:
     smtp: SmtpSink
 
     def worker_rows(self, query: str, **params: object) -> list:
-        url = self.stack.database_url("worker").replace("postgresql://", "postgresql+psycopg://")
-        engine = create_engine(url)
-        try:
-            with engine.connect() as db:
-                return list(db.execute(text(query), params))
-        finally:
-            engine.dispose()
+        return self.stack.rows("worker", query, **params)
+
+    async def settled(self) -> None:
+        """Returns once nothing is left to answer, tell, run or send."""
+        await eventually(
+            lambda: not self.stack.unfinished(), "the stack settled", timeout_s=RESULT_TIMEOUT_S
+        )
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +165,8 @@ async def test_an_email_declined_is_not_sent(world: World, phone: Device) -> Non
     await later(phone, f"send an email to {address}")
     await phone.ask("no")
     await later(phone, "didn't send the email")
-    await asyncio.sleep(1)
+    # An email goes out only from an approved answer; once nothing is left under way, none can.
+    await world.settled()
     assert not world.smtp.to(address)
 
 
@@ -195,8 +195,14 @@ async def test_a_page_that_gives_orders_gets_no_email_and_no_question(
     )
     await phone.ask(f"look up {url}")
     await later(phone, "Helpful Household Hints")
-    await asyncio.sleep(2)
+    await world.settled()
     assert not world.smtp.to("x@evil.test")
+    held = world.worker_rows(
+        "SELECT id FROM approvals WHERE session_id IN "
+        "(SELECT session_id FROM work_requests WHERE text LIKE :u)",
+        u=f"%{url}%",
+    )
+    assert held == []
     asked = [f for f in phone.seen if f["type"] == "message" and "Shall I" in f["text"]]
     assert asked == []
 
@@ -228,17 +234,6 @@ async def test_a_related_request_goes_to_the_same_work_and_an_unrelated_one_to_n
     assert sessions[unrelated] != sessions[first]
 
 
-async def memory_page_once_settled(phone: Device, wanted: int) -> list[dict[str, Any]]:
-    """The memory page once it lists `wanted` items (they are made in the background)."""
-    async with asyncio.timeout(RESULT_TIMEOUT_S):
-        while True:
-            await phone.send({"type": "memory.list"})
-            page = await phone.until(lambda f: f["type"] == "memory")
-            if len(page["items"]) >= wanted:
-                return page["items"]
-            await asyncio.sleep(0.2)
-
-
 async def test_what_violet_did_is_remembered_as_hers_and_what_she_read_or_failed_is_not(
     world: World, phone: Device
 ) -> None:
@@ -261,7 +256,7 @@ async def test_what_violet_did_is_remembered_as_hers_and_what_she_read_or_failed
     await phone.ask("calculate 19*21")
     await later(phone, "399")
 
-    page = await memory_page_once_settled(phone, wanted=2)
+    page = await phone.memory_page(wanted=2, timeout_s=RESULT_TIMEOUT_S)
     assert sorted((item["text"], item["origin"]) for item in page) == [
         ("I sent an email to " + sent + ' about "see you at noon".', "violet"),
         ("I worked out 19*21 = 399.", "violet"),

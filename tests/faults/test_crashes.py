@@ -11,18 +11,16 @@ evolving stack, on SQLite and on PostgreSQL.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
-from tests.conftest import running_stack
 from tests.support.phone import Phone
 from tests.support.smtp import SmtpSink
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
+from tests.support.waiting import eventually_blocking
 
 PHASE_TIMEOUT_S = 90.0
 # Short leases, so the restarted stack takes over a turn or a work session a crash left held.
@@ -78,38 +76,13 @@ def crashing(request: pytest.FixtureRequest, tmp_path: Path, sink: SmtpSink) -> 
         yield stack
 
 
-def rows(stack: Stack, service: str, query: str) -> list:
-    url = stack.database_url(service).replace("postgresql://", "postgresql+psycopg://")
-    engine = create_engine(url)
-    try:
-        with engine.connect() as db:
-            return list(db.execute(text(query)))
-    finally:
-        engine.dispose()
-
-
-# What is left to do while anything is: every one empty means nothing is left to answer, tell,
-# run or send, and only questions wait for the person.
-UNFINISHED = {
-    "session": [
-        "SELECT 1 FROM messages WHERE answered = false",
-        "SELECT 1 FROM updates WHERE told_seq IS NULL",
-    ],
-    "worker": [
-        "SELECT 1 FROM work_requests WHERE status IN ('pending', 'running')",
-        "SELECT 1 FROM approvals WHERE status NOT IN ('waiting', 'done')",
-        "SELECT 1 FROM outbox WHERE sent_at IS NULL",
-    ],
-}
-
-
 def wait_until_settled(stack: Stack) -> None:
-    deadline = time.monotonic() + PHASE_TIMEOUT_S
-    while any(
-        rows(stack, service, query) for service, queries in UNFINISHED.items() for query in queries
-    ):
-        assert time.monotonic() < deadline, "the stack did not settle"
-        time.sleep(0.1)
+    eventually_blocking(
+        lambda: not stack.unfinished(),
+        "nothing left to answer, tell, run or send",
+        timeout_s=PHASE_TIMEOUT_S,
+        every_s=0.1,
+    )
 
 
 def arm(stack: Stack, point: str | None) -> None:
@@ -162,7 +135,7 @@ async def test_every_say_answered_every_job_reported_and_every_email_sent_once_a
             (sent,) = sink.to(crash.email)
             assert sent.message["Message-ID"].startswith("<ap_")  # the approval's own
             assert len(everything.later(f"send an email to {crash.email}")) == 1, crash
-    requests = rows(crashing, "worker", "SELECT text FROM work_requests")
+    requests = crashing.rows("worker", "SELECT text FROM work_requests")
     assert sorted(row.text for row in requests) == sorted(
         crash.say if not crash.email else f"send an email to {crash.email} saying hello"
         for crash in CRASHES

@@ -7,41 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
 
-from tests.conftest import running_stack
 from tests.support.device import Device
 from tests.support.messages_api import opens_turn
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
+from tests.support.waiting import eventually
 from violet.models.cache import system_text
 from violet.models.tools import UPDATE_PREFIX, is_memory_note
 
 FAST_SAYS = {"VIOLET_SAYS_PER_MINUTE": "100000", "VIOLET_SAY_BURST": "1000"}
 
 
-async def eventually(check: Callable[[], bool], timeout_s: float = 10.0) -> None:
-    """Waits for state another process writes after its last frame (no event to await)."""
-    async with asyncio.timeout(timeout_s):
-        while not check():  # noqa: ASYNC110 - polls state in another process
-            await asyncio.sleep(0.05)
-
-
-def session_db(stack: Stack) -> Engine:
-    url = stack.database_url("session").replace("postgresql://", "postgresql+psycopg://", 1)
-    return create_engine(url)
-
-
 def rows(stack: Stack, query: str, **params: object) -> list:
-    engine = session_db(stack)
-    try:
-        with engine.connect() as db:
-            return list(db.execute(text(query), params))
-    finally:
-        engine.dispose()
+    return stack.rows("session", query, **params)
 
 
 def model_conversations(stack: Stack, conversation: str) -> list:
@@ -184,7 +166,7 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
     def rolled_over() -> bool:  # forced after the last answer was delivered
         return len(model_conversations(scripted_stack, welcome["conversation"])) == 2
 
-    await eventually(rolled_over)
+    await eventually(rolled_over, "the rollover forced at twice the window")
     fold_calls = [
         r for r in api.requests() if r["body"].get("tool_choice", {}).get("name") == "fold"
     ]
@@ -208,7 +190,7 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
         )[0]
         return bool(state.summary) and state.fold_failures == 0
 
-    await eventually(folded)
+    await eventually(folded, "a fold after the model healed")
     reasons = [row.reason for row in model_conversations(scripted_stack, welcome["conversation"])]
     assert reasons == ["first message", "rollover", "rollover"]
 

@@ -33,9 +33,9 @@ from sqlalchemy.exc import DBAPIError
 from memory.tables import metadata as memory_tables
 from router.tables import metadata as router_tables
 from session.tables import metadata as session_tables
-from tests.conftest import running_stack
 from tests.support.device import Device
 from tests.support.postgres import fresh_database, fresh_schema
+from tests.support.stack import running_stack
 from violet import database
 from violet.settings import CommonSettings
 from worker.tables import metadata as worker_tables

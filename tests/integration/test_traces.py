@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 
-from tests.conftest import running_stack
 from tests.support.device import Device
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
+from tests.support.waiting import eventually
 from violet.v1 import session_pb2, session_pb2_grpc
 
 ROUTE_ATTRIBUTES = {
@@ -39,14 +39,16 @@ def spans(stack: Stack) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-async def until_spans(stack: Stack, check, timeout_s: float = 20.0) -> list[dict]:  # type: ignore[no-untyped-def]
+async def until_spans(
+    stack: Stack, check: Callable[[list[dict]], bool], awaiting: str
+) -> list[dict]:
     """Spans are written as they end, by five processes; waits until `check` holds."""
-    async with asyncio.timeout(timeout_s):
-        while True:
-            found = spans(stack)
-            if check(found):
-                return found
-            await asyncio.sleep(0.1)
+
+    def when_complete() -> list[dict]:
+        found = spans(stack)
+        return found if check(found) else []
+
+    return await eventually(when_complete, awaiting, timeout_s=20.0)
 
 
 async def test_a_turn_is_one_trace_across_every_service_and_late_work_links_back(
@@ -66,7 +68,7 @@ async def test_a_turn_is_one_trace_across_every_service_and_late_work_links_back
         names = {span["name"] for span in found}
         return "tell update" in names and any(s["service"] == "worker" for s in found)
 
-    found = await until_spans(traced_stack, complete)
+    found = await until_spans(traced_stack, complete, "every span of the turn and the work")
     say = [s for s in found if s["name"] == "say" and s["service"] == "gateway"][-1]
     turn = [s for s in found if s["trace_id"] == say["trace_id"]]
     services = {s["service"] for s in turn}
@@ -98,7 +100,9 @@ async def test_no_span_carries_message_text_by_default(traced_stack: Stack) -> N
     secret_words = "pineapple-lighthouse-42"
     device, _ = await Device.open(traced_stack.live_url, traced_stack.token("quiet"))
     await device.ask(f"My password hint is {secret_words}")
-    found = await until_spans(traced_stack, lambda f: any(s["name"] == "turn" for s in f))
+    found = await until_spans(
+        traced_stack, lambda f: any(s["name"] == "turn" for s in f), "the turn's span"
+    )
     assert found
     assert secret_words not in json.dumps(found)
 

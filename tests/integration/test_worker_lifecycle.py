@@ -5,14 +5,13 @@ request the work model gets."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.integration.test_worker_service import WorkerUnderTest, person, worker_under_test
+from tests.support.waiting import eventually
 
 IDLE_S = 1.0
 
@@ -52,13 +51,6 @@ def newest_words(body: dict) -> str:
     return "".join(block.get("text", "") for block in content if block["type"] == "text")
 
 
-async def until(check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.1)
-
-
 async def test_an_idle_session_is_unloaded_and_its_next_turn_continues_the_conversation(
     scripted: WorkerUnderTest,
 ) -> None:
@@ -71,7 +63,7 @@ async def test_an_idle_session_is_unloaded_and_its_next_turn_continues_the_conve
             "SELECT loaded_by, loads, unloaded_at FROM work_sessions WHERE id = :t", t=topic
         )[0]
 
-    await until(lambda: state().loaded_by is None)
+    await eventually(lambda: state().loaded_by is None, "the idle session unloaded", timeout_s=20)
     assert state().loads == 1 and state().unloaded_at is not None
     stored = scripted.rows("SELECT role FROM work_messages WHERE session_id = :t", t=topic)
     assert len(stored) == 4  # request, tool call, tool result, report
@@ -91,7 +83,11 @@ async def test_work_cut_off_by_a_restart_resumes_when_the_worker_is_back(
     assert scripted.model_api is not None
     scripted.model_api.push({"text": "never seen", "stall_s": 30})
     topic = await scripted.start_work(person(), "calculate 9*9")
-    await until(lambda: any(newest_words(b) == "calculate 9*9" for b in work_calls(scripted)))
+    await eventually(
+        lambda: any(newest_words(b) == "calculate 9*9" for b in work_calls(scripted)),
+        "the model asked about the work",
+        timeout_s=20,
+    )
 
     await scripted.restart()
 

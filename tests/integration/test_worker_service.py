@@ -17,12 +17,12 @@ from pathlib import Path
 
 import grpc
 import pytest
-from sqlalchemy import create_engine, text
 
 from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
 from tests.support.smtp import SmtpSink
 from tests.support.stack import Stack
+from tests.support.waiting import eventually
 from tests.support.web import LocalWeb
 from violet.identity import authenticate
 from violet.v1 import (
@@ -72,22 +72,21 @@ class StandIns(session_pb2_grpc.SessionServicer, router_pb2_grpc.RouterServicer)
         ]
 
     async def wait(self, kind: str, topic: str, count: int = 1) -> session_pb2.WorkUpdate:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            found = self.of(kind, topic)
-            if len(found) >= count:
-                return found[count - 1]
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no {kind} #{count} for {topic}; got {self.updates}")
+        found = await eventually(
+            lambda: self.of(kind, topic)[count - 1 :],
+            f"{kind} #{count} for {topic}",
+            timeout_s=WAIT_S,
+        )
+        return found[0]
 
     async def card(self, topic: str, outcome_has: str = "") -> router_pb2.TopicCard:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
+        def newest() -> router_pb2.TopicCard | None:
             for _, card in reversed(self.cards):
                 if card.topic == topic and outcome_has in card.last_outcome:
                     return card
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no card for {topic}; got {self.cards}")
+            return None
+
+        return await eventually(newest, f"a card for {topic}", timeout_s=WAIT_S)
 
 
 @dataclass
@@ -124,13 +123,17 @@ class WorkerUnderTest:
         await asyncio.to_thread(self.stack.start, "worker")
 
     def rows(self, query: str, **params: object) -> list:
-        url = self.stack.database_url("worker").replace("postgresql://", "postgresql+psycopg://")
-        engine = create_engine(url)
-        try:
-            with engine.connect() as db:
-                return list(db.execute(text(query), params))
-        finally:
-            engine.dispose()
+        return self.stack.rows("worker", query, **params)
+
+    def statuses(self, topic: str) -> tuple[list[str], list[str]]:
+        """The statuses of the topic's requests and of its approvals, oldest first."""
+        requests = self.rows(
+            "SELECT status FROM work_requests WHERE session_id = :t ORDER BY id", t=topic
+        )
+        approvals = self.rows(
+            "SELECT status FROM approvals WHERE session_id = :t ORDER BY created_at", t=topic
+        )
+        return [row.status for row in requests], [row.status for row in approvals]
 
     def folder(self, person: str) -> Path:
         from worker.folders import folder_name
@@ -290,7 +293,9 @@ async def test_an_email_the_person_declines_is_never_sent(worker: WorkerUnderTes
     result = await worker.peers.wait("result", topic)
     assert "didn't send" in result.result.text
     assert list(result.result.deeds) == []
-    await asyncio.sleep(0.5)
+    # An email goes out only from an approved answer; with the work and its question done,
+    # nothing is left that could send one.
+    assert worker.statuses(topic) == (["done"], ["done"])
     assert not worker.smtp.to("b@example.org")
 
 
@@ -301,7 +306,7 @@ async def test_only_the_person_asked_can_answer_their_approval(worker: WorkerUnd
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await worker.answer(person(), asked.approval.approval, approved=True)
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
-    await asyncio.sleep(0.5)
+    assert worker.statuses(topic) == (["waiting"], ["waiting"])  # still held: nothing was sent
     assert not worker.smtp.to("c@example.org")
 
 
@@ -315,7 +320,9 @@ async def test_a_page_that_asks_for_an_email_leads_to_no_email_and_no_question(
     )
     topic = await worker.start_work(person(), f"look up {url}")
     await worker.peers.wait("result", topic)
-    await asyncio.sleep(0.5)
+    # A question is stored with the step that asks it, before the result: with the work done
+    # and none stored, none will come.
+    assert worker.statuses(topic) == (["done"], [])
     assert not worker.peers.of("approval", topic)
     assert not worker.smtp.to("x@evil.test")
 
@@ -355,7 +362,14 @@ async def test_results_wait_in_the_outbox_while_the_session_is_away(
     worker.peers.taking = False
     try:
         topic = await worker.start_work(person(), "calculate 6*7")
-        await asyncio.sleep(1.5)
+        await eventually(
+            lambda: worker.rows(
+                "SELECT id FROM outbox WHERE topic = :t AND kind = 'result' AND attempts > 0",
+                t=topic,
+            ),
+            "a delivery of the result tried and refused",
+            timeout_s=WAIT_S,
+        )
         assert not worker.peers.of("result", topic)
     finally:
         worker.peers.taking = True
@@ -370,10 +384,10 @@ async def test_work_started_again_with_the_same_key_is_started_once(
     assert "42" in (await worker.peers.wait("result", topic)).result.text
     assert await worker.start_work(someone, "calculate 3*14", key=key) == topic
     assert await worker.start_work(someone, "calculate 3*14 again", key=key) == topic
-    await asyncio.sleep(1)
-    assert len(worker.peers.of("result", topic)) == 1
     rows = worker.rows("SELECT text FROM work_requests WHERE session_id = :t", t=topic)
     assert [row.text for row in rows] == ["calculate 3*14"]
+    assert worker.statuses(topic) == (["done"], [])  # nothing more will be reported
+    assert len(worker.peers.of("result", topic)) == 1
 
 
 async def test_by_default_no_page_on_a_private_address_is_fetched(

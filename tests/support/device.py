@@ -9,6 +9,8 @@ from typing import Any
 
 import websockets
 
+from tests.support.waiting import eventually
+
 FRAME_TIMEOUT_S = 20.0
 
 
@@ -65,6 +67,18 @@ class Device:
         async with asyncio.timeout(timeout):
             while not set(message_ids) <= answered():
                 await self.next(timeout)
+
+    async def memory_page(self, wanted: int, timeout_s: float = 30.0) -> list[dict[str, Any]]:
+        """The memory page once it lists `wanted` items (facts are made in the background)."""
+
+        async def listed() -> list[dict[str, Any]]:
+            await self.send({"type": "memory.list"})
+            page = await self.until(lambda f: f["type"] == "memory")
+            return page["items"] if len(page["items"]) >= wanted else []
+
+        return await eventually(
+            listed, f"{wanted} items on the memory page", timeout_s=timeout_s, every_s=0.2
+        )
 
     async def ask(self, text: str) -> dict[str, Any]:
         return await self.answer_to(await self.say(text))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import dataclass
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -11,6 +9,7 @@ from email.message import EmailMessage
 from aiosmtpd.controller import Controller
 
 from tests.support.stack import free_port
+from tests.support.waiting import eventually
 
 
 @dataclass(frozen=True)
@@ -42,13 +41,10 @@ class SmtpSink:
         return [r for r in self.received if address in r.recipients]
 
     async def wait_for(self, address: str, timeout: float = 20.0) -> Received:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = self.to(address)
-            if found:
-                return found[0]
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no email reached {address} in {timeout} s")
+        found = await eventually(
+            lambda: self.to(address), f"an email to {address}", timeout_s=timeout
+        )
+        return found[0]
 
     def start(self) -> SmtpSink:
         self._controller.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +18,29 @@ from pathlib import Path
 import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sqlalchemy import create_engine, text
 
 from tests.support.messages_api import MessagesAPIProcess
+from tests.support.postgres import fresh_schema
 from tests.support.sandbox import SANDBOX_CACHE
 from violet.identity import issue_internal_token, issue_token
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
 READY_TIMEOUT_S = 60.0
+
+# What is left to do while anything is: every one empty means nothing is left to answer, tell,
+# run or send, and only questions wait for the person.
+UNFINISHED = {
+    "session": [
+        "SELECT 1 FROM messages WHERE answered = false",
+        "SELECT 1 FROM updates WHERE told_seq IS NULL",
+    ],
+    "worker": [
+        "SELECT 1 FROM work_requests WHERE status IN ('pending', 'running')",
+        "SELECT 1 FROM approvals WHERE status NOT IN ('waiting', 'done')",
+        "SELECT 1 FROM outbox WHERE sent_at IS NULL",
+    ],
+}
 
 
 def free_port() -> int:
@@ -152,6 +170,46 @@ class Stack:
                 return False
             return answer.status == health_pb2.HealthCheckResponse.SERVING
 
+    def rows(self, service: str, query: str, **params: object) -> list:
+        """What `query` finds in `service`'s tables."""
+        url = self.database_url(service).replace("postgresql://", "postgresql+psycopg://", 1)
+        engine = create_engine(url)
+        try:
+            with engine.connect() as db:
+                return list(db.execute(text(query), params))
+        finally:
+            engine.dispose()
+
+    def unfinished(self) -> list[str]:
+        """The checks in `UNFINISHED` that still find rows: empty once the stack is settled."""
+        return [
+            query
+            for service, queries in UNFINISHED.items()
+            for query in queries
+            if self.rows(service, query)
+        ]
+
     def log(self, name: str) -> str:
         path = self.home / "logs" / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+
+@contextlib.contextmanager
+def running_stack(
+    home: Path, database: str, model: str = "offline", env: dict[str, str] | None = None
+) -> Iterator[Stack]:
+    """A started stack on `database` ("sqlite" or "postgres") with `model` ("offline" or
+    "anthropic", the latter against a local Messages API server), stopped on exit."""
+    with contextlib.ExitStack() as cleanup:
+        extra = dict(env or {})
+        api = None
+        if database == "postgres":
+            extra["VIOLET_DATABASE_URL"] = cleanup.enter_context(fresh_schema())
+        if model == "anthropic":
+            api = MessagesAPIProcess().start()
+            cleanup.callback(api.stop)
+            extra.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
+        stack = Stack(home, extra_env=extra, model_api=api)
+        cleanup.callback(stack.stop)
+        stack.start()
+        yield stack

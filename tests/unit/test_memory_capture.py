@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import timedelta
 
@@ -14,6 +13,7 @@ from memory.settings import MemorySettings
 from memory.store import TURN, NewTurn
 from tests.support import memory as memory_support
 from tests.support.memory import START, ScriptedOrigin, captured, said
+from tests.support.waiting import eventually
 from violet.models import ModelUnavailable
 
 settings = memory_support.settings
@@ -43,9 +43,11 @@ async def test_capture_returns_before_the_model_answers_and_recall_has_the_turn_
         started = time.monotonic()
         await memory.capturer.accept("ann", said("My bike is a red Gazelle", 1))
         assert time.monotonic() - started < 0.5
-        while not await memory.recaller.recall("ann", "what bike do I ride?", 3):
-            assert time.monotonic() - started < 2.0, "not recallable within 2 s"
-            await asyncio.sleep(0.05)
+        await eventually(
+            lambda: memory.recaller.recall("ann", "what bike do I ride?", 3),
+            "the turn recallable",
+            timeout_s=2.0,
+        )
         model.gate.set()
         await memory.capturer.settled("ann")
 

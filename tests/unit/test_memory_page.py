@@ -3,8 +3,6 @@ forget everything, consolidation and the nightly pass."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import replace
 from datetime import timedelta
 
@@ -17,6 +15,7 @@ from memory.settings import MemorySettings
 from memory.store import FACT, new_item_id
 from tests.support import memory as memory_support
 from tests.support.memory import ScriptedOrigin, captured, said
+from tests.support.waiting import eventually
 
 WORDS = "My cat is called Miso, and I take my coffee with oat milk"
 
@@ -123,10 +122,7 @@ async def test_forgetting_everything_also_drops_turns_still_being_captured(
     model.gate.clear()
     async with open_memory(settings, model=model) as memory:
         await memory.capturer.accept("ann", said(WORDS, 1))
-        started = time.monotonic()
-        while not await memory.recaller.recall("ann", "cat", 1):
-            assert time.monotonic() - started < 5
-            await asyncio.sleep(0.05)
+        await eventually(lambda: memory.recaller.recall("ann", "cat", 1), "the turn recallable")
         await memory.page.forget_everything("ann")
         model.gate.set()
         await memory.capturer.settled("ann")

@@ -9,27 +9,28 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from session.fold import Folder
+from session.conversations import Conversation
+from session.fold import Fold, FoldResult
 from session.pins import (
     OVERDUE_AFTER_FOLDS,
     PINNED_CHARS,
     PINNED_ITEMS,
     Pin,
-    Pins,
     check_in,
     overdue,
     pinned,
     render,
 )
+from session.store import ConversationStore
 from session.tables import pins as pins_table
 from session.tables import updates as updates_table
-from session.transcript import Conversation, Transcript
-from session.updates import Updates
+from session.transcript import Message
+from session.turn_context import load_turn_context
 from session.window import Window
-from violet import database
+from tests.support.fakes import session_tables
+from violet.identity import Identity
 from violet.models import OfflineModelClient, UsageLedger
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -65,11 +66,8 @@ def test_a_promise_is_overdue_after_four_folds_or_once_it_no_longer_fits() -> No
 
 @pytest.fixture
 async def sessions(tmp_path: Path) -> AsyncIterator[async_sessionmaker]:
-    url = make_url(f"sqlite:///{tmp_path / 'session.db'}")
-    database.migrate(url, "session.migrations", "alembic_version_session")
-    engine = database.open_engine(url)
-    yield database.sessionmaker(engine)
-    await engine.dispose()
+    async with session_tables(tmp_path) as migrated:
+        yield migrated
 
 
 async def rows(sessions: async_sessionmaker, query) -> list:  # type: ignore[no-untyped-def]
@@ -81,33 +79,47 @@ class Talk:
     """One person's conversation, told exchange by exchange, folded after each like a turn."""
 
     def __init__(self, sessions: async_sessionmaker, window: int = 20) -> None:
-        self.transcript = Transcript(sessions, notify=False)
-        self.pins, self.updates = Pins(sessions), Updates(sessions)
+        self.store = ConversationStore.open(sessions, notify=False)
+        self.pins, self.updates = self.store.pins, self.store.updates
         model = OfflineModelClient(ledger=UsageLedger())
-        self.folder = Folder(
-            model, self.transcript, self.pins, self.updates, Window(window), "replica"
-        )
+        self.fold = Fold(model, self.store, Window(window), "replica")
         self.said = 0
 
     async def open(self) -> Conversation:
-        self.conversation = await self.transcript.conversation_of("ana")
-        await self.transcript.start_model_conversation(self.conversation.id, "first", "r", 1)
+        self.conversation = await self.store.conversations.conversation_of("ana")
+        await self.store.model_conversations.start(self.conversation.id, "first", "r", 1)
         return self.conversation
 
     async def exchange(self, answer: str = "") -> None:
         self.said += 1
-        appended = await self.transcript.append_say(
+        transcript = self.store.transcript
+        appended = await transcript.append_say(
             self.conversation, f"m{self.said}", f"Here is thought {self.said} about roses."
         )
-        asked = (await self.transcript.since(self.conversation.id, appended.seq - 1))[0]
+        asked = (await transcript.since(self.conversation.id, appended.seq - 1))[0]
         reply = answer or f"How lovely, thought {self.said}."
-        await self.transcript.append_answer(self.conversation, asked, reply, "m")
+        await transcript.append_answer(self.conversation, asked, reply, "m")
+
+    async def after_turn(self) -> FoldResult:
+        """The fold after a turn, given what that turn read."""
+        model_conversation = await self.store.model_conversations.current(self.conversation.id)
+        assert model_conversation is not None
+        identity = Identity("ana", "internal-token")
+        context = await load_turn_context(
+            self.store, self.conversation, identity, model_conversation
+        )
+        return await self.fold.after_turn(context)
+
+    async def live(self) -> list[Message]:
+        model_conversation = await self.store.model_conversations.current(self.conversation.id)
+        assert model_conversation is not None
+        return await self.store.transcript.live(self.conversation.id, model_conversation)
 
     async def until_folded(self) -> int:
         """Exchanges until a fold happens; the overdue promises it asked about."""
         while True:
             await self.exchange()
-            result = await self.folder.after_turn(self.conversation)
+            result = await self.after_turn()
             if result.folded:
                 return result.asked
 
@@ -117,12 +129,12 @@ async def test_a_fold_waits_for_the_window_and_carries_half_of_it(sessions) -> N
     conversation = await talk.open()
     for _ in range(9):
         await talk.exchange()
-        assert not (await talk.folder.after_turn(conversation)).folded
+        assert not (await talk.after_turn()).folded
     await talk.exchange()
-    assert (await talk.folder.after_turn(conversation)).folded
-    live = await talk.transcript.live(conversation.id)
+    assert (await talk.after_turn()).folded
+    live = await talk.live()
     assert len(live) == 10 and live[0].author == "you"
-    assert "thought 1" in await talk.transcript.summary_of(conversation.id)
+    assert "thought 1" in await talk.store.summaries.of(conversation.id)
 
 
 async def test_a_promise_the_conversation_shows_kept_is_closed_by_the_fold(sessions) -> None:

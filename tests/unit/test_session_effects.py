@@ -5,63 +5,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
+from session.conversations import Conversation, Conversations
 from session.effects import CallKeys, Effects
 from session.pins import Pins
-from session.transcript import Conversation, Transcript
-from violet import database
+from tests.support.fakes import FakePeers, session_tables
 from violet.identity import Identity
 from violet.models import ToolCall
 from violet.models import tools as t
-from violet.v1 import router_pb2, worker_pb2
-
-
-@dataclass
-class Peers:
-    """The router and the worker as the session reaches them, recording every call."""
-
-    calls: list[tuple[str, object]] = field(default_factory=list)
-
-    def stub(self, service: str, _: type) -> Peers:
-        return self
-
-    async def Route(self, request, metadata):  # type: ignore[no-untyped-def]
-        self.calls.append(("Route", request))
-        return router_pb2.RouteDecision(topic="")
-
-    async def StartWork(self, request, metadata):  # type: ignore[no-untyped-def]
-        self.calls.append(("StartWork", request))
-        return worker_pb2.StartWorkReply(topic="t_0123456789abcdef")
-
-    async def AnswerApproval(self, request, metadata):  # type: ignore[no-untyped-def]
-        self.calls.append(("AnswerApproval", request))
-        return worker_pb2.AnswerApprovalReply()
 
 
 @dataclass
 class Rig:
     actions: MainActions
     pins: Pins
-    peers: Peers
+    peers: FakePeers
     conversation: Conversation
 
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    url = make_url(f"sqlite:///{tmp_path / 'session.db'}")
-    database.migrate(url, "session.migrations", "alembic_version_session")
-    engine = database.open_engine(url)
-    sessions = database.sessionmaker(engine)
-    pins, peers = Pins(sessions), Peers()
-    conversation = await Transcript(sessions, notify=False).conversation_of("ana")
-    yield Rig(MainActions(pins, Effects(sessions), peers), pins, peers, conversation)  # type: ignore[arg-type]
-    await engine.dispose()
+    async with session_tables(tmp_path) as sessions:
+        pins, peers = Pins(sessions), FakePeers()
+        conversation = await Conversations(sessions).conversation_of("ana")
+        yield Rig(MainActions(pins, Effects(sessions), peers), pins, peers, conversation)  # type: ignore[arg-type]
 
 
 IDENTITY = Identity("ana", "internal-token")

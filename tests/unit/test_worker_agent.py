@@ -21,7 +21,8 @@ from worker.agent import GAVE_UP, MODEL_FAILED, WorkAgent, window
 from worker.folders import Folders
 from worker.mail import Mailer
 from worker.sandbox import Limits, NoSandbox
-from worker.store import StaleSession, WorkSession, WorkStore
+from worker.store import WorkStore
+from worker.store.work_sessions import StaleWorkSession, WorkSession
 from worker.toolbox import Toolbox
 
 PERSON = "sam"
@@ -100,15 +101,15 @@ class Rig:
     agent: WorkAgent
 
     async def request(self, text: str) -> WorkSession:
-        topic = await self.store.start_request(PERSON, "", text, title=text)
-        return await self.store.load(topic, "here")
+        topic = await self.store.requests.start(PERSON, "", text, title=text)
+        return await self.store.work_sessions.load(topic, "here")
 
     async def run(self, session: WorkSession) -> None:
         while await self.agent.advance(session):
             pass
 
     async def sent(self, kind: str) -> list[dict]:
-        return [o.payload for o in await self.store.due() if o.kind == kind]
+        return [o.payload for o in await self.store.outbox.due() if o.kind == kind]
 
 
 @pytest.fixture
@@ -166,7 +167,7 @@ async def test_a_request_runs_to_its_result_and_card(rig: Rig, local_web: LocalW
     (card,) = await rig.sent("card")
     assert card["last_request"] == f"look up {url}" and card["topic"] == session.id
     assert rig.reporter.lines == ["Looking into it", "Reading the page"]
-    reloaded = await rig.store.load(session.id, "elsewhere")
+    reloaded = await rig.store.work_sessions.load(session.id, "elsewhere")
     assert reloaded.messages == session.messages
 
 
@@ -182,7 +183,7 @@ async def test_an_email_to_an_address_the_person_never_gave_is_refused_without_a
     refusal = session.messages[2]["content"][0]
     assert refusal["is_error"] is True and "x@evil.test" in refusal["content"]
     assert await rig.sent("approval") == []
-    assert await rig.store.approval_for(session.id, "toolu_send_email_1") is None
+    assert await rig.store.approvals.of_call(session.id, "toolu_send_email_1") is None
 
 
 async def test_a_round_with_an_email_waits_for_the_answer_then_continues_in_order(
@@ -203,9 +204,9 @@ async def test_a_round_with_an_email_waits_for_the_answer_then_continues_in_orde
     assert list(session.held) == ["toolu_write_document_1"]
     assert await rig.sent("result") == []
     assert rig.reporter.lines[-1] == ""  # the line is cleared while the work waits
-    assert await rig.store.answer("someone-else", asked["approval"], True) is None
+    assert await rig.store.approvals.answer("someone-else", asked["approval"], True) is None
 
-    await rig.store.answer(PERSON, asked["approval"], True)
+    await rig.store.approvals.answer(PERSON, asked["approval"], True)
     await rig.run(session)
     assert (await sink.wait_for("pat@example.org")).body == "The plan."
     results = session.messages[2]["content"]
@@ -231,7 +232,7 @@ async def test_a_declined_email_is_reported_as_not_sent(rig: Rig, sink: SmtpSink
     session = await rig.request("send an email to no@example.org saying x")
     await rig.run(session)
     (asked,) = await rig.sent("approval")
-    await rig.store.answer(PERSON, asked["approval"], False)
+    await rig.store.approvals.answer(PERSON, asked["approval"], False)
     await rig.run(session)
     assert json.loads(session.messages[2]["content"][0]["content"]) == {"sent": False}
     assert not sink.to("no@example.org")
@@ -260,7 +261,7 @@ async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prom
     session = await rig.request("look up one")
     for text in ("look up two", "look up three"):
         await rig.run(session)
-        await rig.store.start_request(PERSON, session.id, text, title=text)
+        await rig.store.requests.start(PERSON, session.id, text, title=text)
     await rig.run(session)
     last = rig.model.seen[-1]
     assert [text_of(m) for m in last if m["role"] == "user"] == ["look up two", "look up three"]
@@ -287,13 +288,13 @@ def text_of(message: dict) -> str:
 
 async def test_a_copy_changed_elsewhere_is_never_written_over(rig: Rig) -> None:
     session = await rig.request("look up one")
-    elsewhere = await rig.store.load(session.id, "other replica")
+    elsewhere = await rig.store.work_sessions.load(session.id, "other replica")
     await rig.agent.advance(elsewhere)
-    request = await rig.store.current_request(session.id)
+    request = await rig.store.requests.current(session.id)
     assert request is not None
-    with pytest.raises(StaleSession):
-        await rig.store.record_reply(session, request, [words("from an old copy")])
-    assert (await rig.store.load(session.id, "here")).messages == elsewhere.messages
+    with pytest.raises(StaleWorkSession):
+        await rig.store.steps.record_reply(session, request, [words("from an old copy")])
+    assert (await rig.store.work_sessions.load(session.id, "here")).messages == elsewhere.messages
 
 
 async def test_an_email_claimed_by_a_run_that_stopped_is_never_sent_again(
@@ -306,10 +307,10 @@ async def test_an_email_claimed_by_a_run_that_stopped_is_never_sent_again(
     session = await rig.request("send an email to once@example.org saying x")
     await rig.run(session)
     (asked,) = await rig.sent("approval")
-    approval = await rig.store.answer(PERSON, asked["approval"], True)
-    assert approval is not None and await rig.store.claim_send(approval)  # then the stop
+    approval = await rig.store.approvals.answer(PERSON, asked["approval"], True)
+    assert approval is not None and await rig.store.approvals.claim_send(approval)  # then the stop
 
-    await rig.run(await rig.store.load(session.id, "after the restart"))
+    await rig.run(await rig.store.work_sessions.load(session.id, "after the restart"))
     assert not sink.to("once@example.org")
     request = "send an email to once@example.org saying x"
     assert await rig.sent("result") == [
@@ -318,13 +319,13 @@ async def test_an_email_claimed_by_a_run_that_stopped_is_never_sent_again(
             "deeds": [{"sent": {"to": "once@example.org", "subject": "x"}, "asked": request}],
         }
     ]
-    assert not await rig.store.claim_send(approval)
+    assert not await rig.store.approvals.claim_send(approval)
 
 
 async def test_a_request_whose_key_is_held_starts_nothing_new(store: WorkStore) -> None:
-    first = await store.start_request(PERSON, "", "look up a", title="a", key="c_1/say:3/w/1")
-    again = await store.start_request(PERSON, "", "look up a", title="a", key="c_1/say:3/w/1")
-    other = await store.start_request(PERSON, "", "look up a", title="a", key="c_1/say:5/w/1")
-    theirs = await store.start_request("bo", "", "look up a", title="a", key="c_1/say:3/w/1")
+    first = await store.requests.start(PERSON, "", "look up a", title="a", key="c_1/say:3/w/1")
+    again = await store.requests.start(PERSON, "", "look up a", title="a", key="c_1/say:3/w/1")
+    other = await store.requests.start(PERSON, "", "look up a", title="a", key="c_1/say:5/w/1")
+    theirs = await store.requests.start("bo", "", "look up a", title="a", key="c_1/say:3/w/1")
     assert again == first and len({first, other, theirs}) == 3
-    assert await store.requests_of(first) == ["look up a"]
+    assert await store.requests.texts_of(first) == ["look up a"]

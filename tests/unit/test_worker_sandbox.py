@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.ci import unavailable
 from tests.support.sandbox import SANDBOX_CACHE
+from tests.support.waiting import eventually
 from violet.models import ToolCall
 from violet.models import tools as t
 from worker.folders import Folders
@@ -231,11 +232,8 @@ async def test_code_stopped_at_its_time_leaves_nothing_running(
     assert outcome.timed_out
     # Each backend's processes carry the person's documents folder on their command line.
     marker = str(mine.documents.resolve())
-    for _ in range(100):  # a process's end is no event here: look for 5 s at most
-        if not _processes_with(marker):
-            break
-        await asyncio.sleep(0.05)
-    assert not _processes_with(marker)
+    # A process's end is no event here: look for 5 s at most.
+    await eventually(lambda: not _processes_with(marker), "no process left", timeout_s=5.0)
 
 
 def _processes_with(marker: str) -> list[Path]:

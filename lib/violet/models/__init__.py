@@ -10,6 +10,14 @@ from violet.models.factory import (
     make_model_client,
     model_client_for,
 )
+from violet.models.messages import (
+    ContentBlock,
+    JsonObject,
+    ModelMessage,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from violet.models.offline import OFFLINE_MODEL, OfflineModelClient
 from violet.models.retry import Backoff
 from violet.models.structured import (
@@ -30,9 +38,12 @@ __all__ = [
     "AnthropicModelClient",
     "Backoff",
     "Candidate",
+    "ContentBlock",
     "Fold",
+    "JsonObject",
     "ModelClient",
     "ModelError",
+    "ModelMessage",
     "ModelOutputInvalid",
     "ModelRejected",
     "ModelUnavailable",
@@ -41,9 +52,12 @@ __all__ = [
     "Pick",
     "Reply",
     "System",
+    "TextBlock",
     "Tier",
     "Tool",
     "ToolCall",
+    "ToolResultBlock",
+    "ToolUseBlock",
     "Usage",
     "UsageLedger",
     "UsageTotals",

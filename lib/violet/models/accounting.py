@@ -16,11 +16,13 @@ from dataclasses import dataclass, fields
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
 
 from violet.metrics import MODEL_SECONDS, MODEL_TOKENS
 from violet.models.base import System, Usage
 from violet.models.cache import system_text
 from violet.models.errors import ModelOutputInvalid, ModelRejected, ModelUnavailable
+from violet.models.messages import ContentBlock, ModelMessage
 from violet.telemetry import content_allowed as trace_content
 
 SYSTEM = "anthropic"
@@ -123,7 +125,7 @@ class CallRecord:
         usage: Usage,
         *,
         finish_reason: str,
-        content: list[dict],
+        content: list[ContentBlock],
         response_id: str | None = None,
     ) -> None:
         self.usage = usage
@@ -145,13 +147,13 @@ def model_call(
     call: str,
     model: str,
     system: System | None,
-    messages: list[dict],
+    messages: list[ModelMessage],
     max_tokens: int | None = None,
     server: tuple[str, int] | None = None,
 ) -> Iterator[CallRecord]:
     """Wraps one model call (with all its retries) in its one span. `call` names it, e.g.
     `reply.main`; `server` is the API's host and port."""
-    attributes: dict = {
+    attributes: dict[str, AttributeValue] = {
         "gen_ai.system": SYSTEM,
         "gen_ai.provider.name": SYSTEM,
         "gen_ai.operation.name": "chat",
@@ -231,7 +233,7 @@ def _finish(
         _record_tokens(usage, common)
 
 
-def _record_tokens(usage: Usage, common: dict) -> None:
+def _record_tokens(usage: Usage, common: dict[str, str]) -> None:
     """Input is recorded in parts by `violet.token.cache` (`none`: read afresh, `read`, `write`),
     so the parts sum to the conventions' input and the cached share can be read off."""
     common = {**common, "gen_ai.response.model": usage.model}

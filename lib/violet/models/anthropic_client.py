@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import httpx2
+from anthropic.types import ContentBlock as AnswerBlock
 from anthropic.types import Message
 
 from violet.models.accounting import (
@@ -21,6 +22,7 @@ from violet.models.accounting import (
 )
 from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
 from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
+from violet.models.messages import ContentBlock, JsonObject, ModelMessage
 from violet.models.retry import Backoff, is_retried, retry_after_s
 from violet.models.validation import structured_input
 
@@ -28,11 +30,11 @@ MAIN_MAX_TOKENS = 4096
 STRUCTURED_MAX_TOKENS = 2048
 
 
-def tool_param(tool: Tool) -> dict:
+def tool_param(tool: Tool) -> JsonObject:
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
 
 
-def strict_tool_param(name: str, description: str, schema: dict) -> dict:
+def strict_tool_param(name: str, description: str, schema: JsonObject) -> JsonObject:
     """A strict tool. The wire schema keeps only what strict mode accepts (constraints such as
     maxLength move into descriptions); the full schema is enforced when the answer returns."""
     return {
@@ -43,13 +45,14 @@ def strict_tool_param(name: str, description: str, schema: dict) -> dict:
     }
 
 
-def block_dict(block: Any) -> dict:
-    """An answer block as the dict to send back in the next request."""
+def block_dict(block: AnswerBlock) -> ContentBlock:
+    """An answer block as the dict to send back in the next request. A block of another kind
+    (none is asked for) goes back as the API wrote it."""
     if block.type == "text":
         return {"type": "text", "text": block.text}
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.to_dict(mode="json", exclude_none=True)
+    return cast(ContentBlock, block.to_dict(mode="json", exclude_none=True))
 
 
 class AnthropicModelClient:
@@ -89,7 +92,7 @@ class AnthropicModelClient:
         *,
         tier: Tier,
         system: System,
-        messages: list[dict],
+        messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
     ) -> Reply:
@@ -120,9 +123,9 @@ class AnthropicModelClient:
         return reply_from_blocks(content, message.stop_reason or "end_turn", usage)
 
     async def structured(
-        self, *, name: str, description: str, schema: dict, prompt: str, person: str
-    ) -> dict:
-        messages = [{"role": "user", "content": prompt}]
+        self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
+    ) -> JsonObject:
+        messages: list[ModelMessage] = [{"role": "user", "content": prompt}]
         params: dict[str, Any] = {
             "model": self.fast_model,
             "max_tokens": STRUCTURED_MAX_TOKENS,
@@ -151,7 +154,7 @@ class AnthropicModelClient:
     async def aclose(self) -> None:
         await self._sdk.close()
 
-    def _account(self, record: CallRecord, message: Message, content: list[dict]) -> Usage:
+    def _account(self, record: CallRecord, message: Message, content: list[ContentBlock]) -> Usage:
         usage = Usage(
             model=message.model,
             input_tokens=message.usage.input_tokens,
@@ -168,7 +171,7 @@ class AnthropicModelClient:
         )
         return usage
 
-    async def _send(self, record: CallRecord, params: dict, *, stream: bool) -> Message:
+    async def _send(self, record: CallRecord, params: JsonObject, *, stream: bool) -> Message:
         request: Callable[[], Awaitable[Message]]
         if stream:
             request = partial(self._streamed, params)
@@ -185,7 +188,7 @@ class AnthropicModelClient:
                     raise self._failure(error, attempts) from error
                 await asyncio.sleep(self.backoff.delay(attempts - 1, retry_after_s(error)))
 
-    async def _streamed(self, params: dict) -> Message:
+    async def _streamed(self, params: JsonObject) -> Message:
         async with self._sdk.messages.stream(**params) as stream:
             try:
                 return await stream.get_final_message()

@@ -1,10 +1,10 @@
 """The one model interface every service codes against, whichever implementation is behind it.
 
-Messages are Anthropic Messages API dicts: `{"role": "user" | "assistant", "content": str |
-list[block]}` with `text`, `tool_use` ({id, name, input}) and `tool_result` ({tool_use_id,
-content, is_error?}) blocks. The system prompt is a string or a list of `text` blocks. Any block
-may carry a `cache_control` breakpoint (`violet.models.cache` places them). Callers build all of
-it; the clients pass it through unchanged.
+Messages are Anthropic Messages API dicts (`violet.models.messages`): `{"role": "user" |
+"assistant", "content": str | list[block]}` with `text`, `tool_use` ({id, name, input}) and
+`tool_result` ({tool_use_id, content, is_error?}) blocks. The system prompt is a string or a list
+of `text` blocks. Any block may carry a `cache_control` breakpoint (`violet.models.cache` places
+them). Callers build all of it; the clients pass it through unchanged.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from violet.models.messages import ContentBlock, JsonObject, ModelMessage, TextBlock
+
 if TYPE_CHECKING:
     from violet.models.accounting import UsageLedger
 
 Tier = Literal["main", "work"]
-System = str | list[dict]
+System = str | list[TextBlock]
 
 
 @dataclass(frozen=True)
@@ -26,14 +28,14 @@ class Tool:
 
     name: str
     description: str
-    input_schema: dict
+    input_schema: JsonObject
 
 
 @dataclass
 class ToolCall:
     id: str
     name: str
-    input: dict
+    input: JsonObject
 
 
 @dataclass
@@ -61,7 +63,7 @@ class Reply:
     tool_calls: list[ToolCall]
     stop_reason: str
     usage: Usage
-    content: list[dict]
+    content: list[ContentBlock]
 
 
 class ModelClient(Protocol):
@@ -72,7 +74,7 @@ class ModelClient(Protocol):
         *,
         tier: Tier,
         system: System,
-        messages: list[dict],
+        messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
     ) -> Reply:
@@ -80,8 +82,8 @@ class ModelClient(Protocol):
         ...
 
     async def structured(
-        self, *, name: str, description: str, schema: dict, prompt: str, person: str
-    ) -> dict:
+        self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
+    ) -> JsonObject:
         """A forced call of the tool `name` on the fast model; its input, validated against
         `schema`. Raises `ModelOutputInvalid` when it does not fit."""
         ...
@@ -91,11 +93,11 @@ class ModelClient(Protocol):
         ...
 
 
-def reply_from_blocks(content: list[dict], stop_reason: str, usage: Usage) -> Reply:
-    text = "".join(block["text"] for block in content if block.get("type") == "text")
+def reply_from_blocks(content: list[ContentBlock], stop_reason: str, usage: Usage) -> Reply:
+    text = "".join(block["text"] for block in content if block["type"] == "text")
     calls = [
         ToolCall(id=block["id"], name=block["name"], input=dict(block.get("input") or {}))
         for block in content
-        if block.get("type") == "tool_use"
+        if block["type"] == "tool_use"
     ]
     return Reply(text=text, tool_calls=calls, stop_reason=stop_reason, usage=usage, content=content)

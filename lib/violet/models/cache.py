@@ -10,36 +10,37 @@ come first, each ending in a breakpoint, and what changes with every call comes 
 from __future__ import annotations
 
 from violet.models.base import System
+from violet.models.messages import CacheControl, ContentBlock, ModelMessage, TextBlock
 
-EPHEMERAL = {"type": "ephemeral"}
+EPHEMERAL: CacheControl = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4
 
 
-def cached_system(*segments: str) -> list[dict]:
+def cached_system(*segments: str) -> list[TextBlock]:
     """The system prompt as text blocks, one per non-empty segment, each ending in a
     breakpoint. Segments go from the most stable to the least."""
     return [
-        {"type": "text", "text": segment, "cache_control": dict(EPHEMERAL)}
+        {"type": "text", "text": segment, "cache_control": EPHEMERAL.copy()}
         for segment in segments
         if segment
     ]
 
 
-def _as_blocks(content: str | list[dict]) -> list[dict]:
+def _as_blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:
     """A message's content as a list of blocks (copies, so marking one changes no caller's)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return [dict(block) for block in content]
+    return [block.copy() for block in content]
 
 
-def cached_through_last(messages: list[dict]) -> list[dict]:
+def cached_through_last(messages: list[ModelMessage]) -> list[ModelMessage]:
     """A copy of `messages` with a breakpoint on the last block of the last message: the next
     call, which starts with all of these, reads them from the cache."""
     if not messages:
         return []
     *earlier, last = messages
     blocks = _as_blocks(last["content"])
-    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    blocks[-1]["cache_control"] = EPHEMERAL.copy()
     return [*earlier, {**last, "content": blocks}]
 
 
@@ -47,4 +48,4 @@ def system_text(system: System) -> str:
     """The system prompt as one text, however it is split into blocks."""
     if isinstance(system, str):
         return system
-    return "\n\n".join(block.get("text", "") for block in system if block.get("type") == "text")
+    return "\n\n".join(block["text"] for block in system if block["type"] == "text")

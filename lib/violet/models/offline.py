@@ -10,6 +10,7 @@ from violet.models.accounting import LEDGER, UsageLedger, model_call
 from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
 from violet.models.cache import system_text
 from violet.models.errors import ModelRejected
+from violet.models.messages import ContentBlock, JsonObject, ModelMessage
 from violet.models.offline_rules import respond
 from violet.models.offline_structured import structured_answer
 from violet.models.offline_text import estimate_tokens
@@ -18,9 +19,9 @@ from violet.models.validation import structured_input
 OFFLINE_MODEL = "offline"
 
 
-def _output_text(content: list[dict]) -> str:
+def _output_text(content: list[ContentBlock]) -> str:
     return "".join(
-        block["text"] if block["type"] == "text" else json.dumps(block["input"])
+        block["text"] if block["type"] == "text" else json.dumps(block.get("input"))
         for block in content
     )
 
@@ -34,7 +35,7 @@ class OfflineModelClient:
         *,
         tier: Tier,
         system: System,
-        messages: list[dict],
+        messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
     ) -> Reply:
@@ -57,9 +58,9 @@ class OfflineModelClient:
         return reply_from_blocks(content, stop_reason, usage)
 
     async def structured(
-        self, *, name: str, description: str, schema: dict, prompt: str, person: str
-    ) -> dict:
-        messages = [{"role": "user", "content": prompt}]
+        self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
+    ) -> JsonObject:
+        messages: list[ModelMessage] = [{"role": "user", "content": prompt}]
         with model_call(
             ledger=self.ledger,
             person=person,
@@ -77,7 +78,9 @@ class OfflineModelClient:
                 raise ModelRejected(
                     f'The offline stand-in cannot read the input of "{name}".'
                 ) from error
-            content = [{"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": answer}]
+            content: list[ContentBlock] = [
+                {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": answer}
+            ]
             usage = self._usage(prompt, content, record.elapsed_s())
             record.answered(usage, finish_reason="tool_use", content=content)
             return structured_input(name, schema, content)
@@ -86,7 +89,7 @@ class OfflineModelClient:
         return None
 
     @staticmethod
-    def _usage(request_text: str, content: list[dict], latency_s: float) -> Usage:
+    def _usage(request_text: str, content: list[ContentBlock], latency_s: float) -> Usage:
         return Usage(
             model=OFFLINE_MODEL,
             input_tokens=estimate_tokens(request_text),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from violet.models import tools as t
 from violet.models.base import Tier
+from violet.models.messages import ContentBlock, JsonObject, ModelMessage, TextBlock, ToolUseBlock
 from violet.models.offline_structured import facts
 from violet.models.offline_text import (
     block_text,
@@ -90,13 +91,13 @@ class Turn:
     assistant called last."""
 
     text: str | None
-    calls: list[dict] = field(default_factory=list)
+    calls: list[ToolUseBlock] = field(default_factory=list)
     results: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
 
 def respond(
-    *, tier: Tier, system: str, messages: list[dict], offered: Collection[str]
-) -> list[dict]:
+    *, tier: Tier, system: str, messages: list[ModelMessage], offered: Collection[str]
+) -> list[ContentBlock]:
     ids = _ToolIds(messages)
     turn = last_turn(messages)
     if tier == "work":
@@ -108,14 +109,16 @@ def respond(
     return answer_person(turn.text, reading(system, messages), offered, ids)
 
 
-def reading(system: str, messages: list[dict]) -> str:
+def reading(system: str, messages: list[ModelMessage]) -> str:
     """The sections the main model reads besides the conversation: the system prompt's, and the
     memory note after the person's newest words."""
-    notes = [b["text"] for b in _blocks(messages[-1]) if t.is_memory_note(b)]
+    notes = [
+        b["text"] for b in _blocks(messages[-1]) if b["type"] == "text" and t.is_memory_note(b)
+    ]
     return "\n\n".join([system, *notes])
 
 
-def last_turn(messages: list[dict]) -> Turn:
+def last_turn(messages: list[ModelMessage]) -> Turn:
     if not messages or messages[-1].get("role") != "user":
         return Turn(text="")
     content = messages[-1].get("content")
@@ -131,35 +134,35 @@ def last_turn(messages: list[dict]) -> Turn:
     results = {
         b.get("tool_use_id", ""): (block_text(b.get("content", "")), bool(b.get("is_error")))
         for b in blocks
-        if b.get("type") == "tool_result"
+        if b["type"] == "tool_result"
     }
-    calls = []
+    calls: list[ToolUseBlock] = []
     if len(messages) > 1 and messages[-2].get("role") == "assistant":
-        calls = [b for b in _blocks(messages[-2]) if b.get("type") == "tool_use"]
+        calls = [b for b in _blocks(messages[-2]) if b["type"] == "tool_use"]
     return Turn(text=None, calls=calls, results=results)
 
 
-def _blocks(message: dict) -> list[dict]:
+def _blocks(message: ModelMessage) -> list[ContentBlock]:
     content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [b for b in content or [] if isinstance(b, dict)]
 
 
-def _text(text: str) -> dict:
+def _text(text: str) -> TextBlock:
     return {"type": "text", "text": text}
 
 
 class _ToolIds:
     """Tool-use ids that are stable for the same conversation and unique within it."""
 
-    def __init__(self, messages: list[dict]) -> None:
+    def __init__(self, messages: list[ModelMessage]) -> None:
         self._seed = hashlib.sha256(
             json.dumps(messages, sort_keys=True, default=str).encode()
         ).hexdigest()
         self._count = 0
 
-    def call(self, name: str, tool_input: dict) -> dict:
+    def call(self, name: str, tool_input: JsonObject) -> ToolUseBlock:
         self._count += 1
         digest = hashlib.sha256(f"{self._seed}:{self._count}".encode()).hexdigest()[:24]
         return {"type": "tool_use", "id": f"toolu_{digest}", "name": name, "input": tool_input}
@@ -168,7 +171,9 @@ class _ToolIds:
 # --- the main conversation -------------------------------------------------------------------
 
 
-def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolIds) -> list[dict]:
+def answer_person(
+    text: str, system: str, offered: Collection[str], ids: _ToolIds
+) -> list[ContentBlock]:
     if _UPDATE_SPLIT.search(text):
         return [_text(retell(text))]
     words = strip_lead(text)
@@ -177,7 +182,7 @@ def answer_person(text: str, system: str, offered: Collection[str], ids: _ToolId
     if answer and approvals and t.ANSWER_APPROVAL in offered:
         return [ids.call(t.ANSWER_APPROVAL, {"approval_id": approvals[-1][0], "answer": answer})]
     if WORK_VERB.match(words) and t.START_WORK in offered:
-        blocks = [ids.call(t.START_WORK, {"request": text.strip()})]
+        blocks: list[ContentBlock] = [ids.call(t.START_WORK, {"request": text.strip()})]
         if t.RECORD_PROMISE in offered:
             promise = shorten(squash(words).rstrip("?.! "), 80)
             blocks.append(ids.call(t.RECORD_PROMISE, {"text": promise}))
@@ -216,24 +221,10 @@ def yes_or_no(words: str) -> str | None:
     return None
 
 
-def section(system: str, heading: str) -> list[str]:
-    """The lines under a `## ` heading of the system prompt, up to the next heading."""
-    lines: list[str] = []
-    inside = False
-    for line in system.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#"):
-            inside = stripped.lower() == heading.lower()
-            continue
-        if inside and stripped:
-            lines.append(stripped)
-    return lines
-
-
 def open_items(system: str) -> list[tuple[str, str, str]]:
     """(kind, id, text) of each open item, oldest first."""
     found = []
-    for line in section(system, t.PINNED_HEADING):
+    for line in t.section(system, t.PINNED_HEADING):
         match = _PROMISE_LINE.match(line)
         if match:
             found.append((match.group(1).lower(), match.group(2), match.group(3)))
@@ -241,7 +232,9 @@ def open_items(system: str) -> list[tuple[str, str, str]]:
 
 
 def remembered(system: str) -> list[str]:
-    return [line[1:].strip() for line in section(system, t.MEMORY_HEADING) if line.startswith("-")]
+    return [
+        line[1:].strip() for line in t.section(system, t.MEMORY_HEADING) if line.startswith("-")
+    ]
 
 
 def recall_answer(asked: str, system: str) -> str:
@@ -292,7 +285,7 @@ def after_tools(turn: Turn) -> str:
 # --- work sessions ---------------------------------------------------------------------------
 
 
-def work_step(request: str, offered: Collection[str], ids: _ToolIds) -> list[dict]:
+def work_step(request: str, offered: Collection[str], ids: _ToolIds) -> list[ContentBlock]:
     """The one tool call a request needs."""
     words = strip_lead(request)
     if not words:
@@ -303,7 +296,7 @@ def work_step(request: str, offered: Collection[str], ids: _ToolIds) -> list[dic
     return [ids.call(name, tool_input)]
 
 
-def plan(words: str) -> tuple[str, dict]:
+def plan(words: str) -> tuple[str, JsonObject]:
     email = _EMAIL.match(words)
     if email:
         body = squash(email.group("text")).strip("\"'“”‘’ ")
@@ -358,7 +351,7 @@ def work_result(turn: Turn) -> str:
     return report(tool_input, result, failed)
 
 
-def _page_report(tool_input: dict, result: str, failed: bool) -> str:
+def _page_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     url = tool_input.get("url", "the page")
     page = json_object(result)
     if failed or page is None:
@@ -368,7 +361,7 @@ def _page_report(tool_input: dict, result: str, failed: bool) -> str:
     return f'"{title}": {sentence}'
 
 
-def _reading_report(tool_input: dict, result: str, failed: bool) -> str:
+def _reading_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     name = tool_input.get("name", "the document")
     document = json_object(result)
     if failed or document is None:
@@ -377,7 +370,7 @@ def _reading_report(tool_input: dict, result: str, failed: bool) -> str:
     return f'"{document.get("name") or name}": {sentence}'
 
 
-def _python_report(tool_input: dict, result: str, failed: bool) -> str:
+def _python_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     code = tool_input.get("code", "")
     expr = code[6:-1] if code.startswith("print(") and code.endswith(")") else code
     run = json_object(result)
@@ -388,7 +381,7 @@ def _python_report(tool_input: dict, result: str, failed: bool) -> str:
     return f"The result of {expr} is {lines[-1]}."
 
 
-def _document_report(tool_input: dict, result: str, failed: bool) -> str:
+def _document_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     saved = json_object(result) or {}
     name = str(saved.get("name") or tool_input.get("name", "the document"))
     if failed:
@@ -397,7 +390,7 @@ def _document_report(tool_input: dict, result: str, failed: bool) -> str:
     return f'I wrote the {kind} "{name}" and put it in your documents.'
 
 
-def _email_report(tool_input: dict, result: str, failed: bool) -> str:
+def _email_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     reply = json_object(result)
     sent = not failed and (
         reply.get("sent") is True if reply and "sent" in reply else "not sent" not in result.lower()
@@ -409,7 +402,7 @@ def _email_report(tool_input: dict, result: str, failed: bool) -> str:
     )
 
 
-def _search_report(tool_input: dict, result: str, failed: bool) -> str:
+def _search_report(tool_input: JsonObject, result: str, failed: bool) -> str:
     query = tool_input.get("query", "")
     if failed:
         return f'I couldn\'t search for "{query}" just now.'

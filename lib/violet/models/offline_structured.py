@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from violet.models.messages import JsonObject
 from violet.models.offline_text import content_words, first_sentence, shorten, squash
 from violet.models.structured import (
     FOLD,
@@ -33,10 +34,10 @@ _REMEMBER = re.compile(
 _DONE = re.compile(r"^\W*done\b", re.IGNORECASE)
 
 
-def structured_answer(name: str, prompt: str) -> dict:
+def structured_answer(name: str, prompt: str) -> JsonObject:
     """The offline answer to the structured call `name`. Raises KeyError for a call it has no
     rule for, ValueError for a prompt it cannot read."""
-    rule: Callable[[dict], dict] = _RULES[name]
+    rule: Callable[[JsonObject], JsonObject] = _RULES[name]
     return rule(read_input(prompt))
 
 
@@ -64,7 +65,7 @@ def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _fold(data: dict) -> dict:
+def _fold(data: JsonObject) -> JsonObject:
     promises: list[str] = list(data["open_promises"])
     lines = [(line["speaker"], line["text"]) for line in data["lines"]]
     kept = _kept_promises(promises, [text for speaker, text in lines if speaker == "violet"])
@@ -103,7 +104,7 @@ def _fit(parts: list[str], limit: int) -> str:
     return shorten("\n".join(parts), limit)
 
 
-def _pick(data: dict) -> dict:
+def _pick(data: JsonObject) -> JsonObject:
     candidates = data["candidates"]
     if not candidates:
         return {"choice": NEW, "confidence": 1.0, "reason": "no candidates"}
@@ -122,7 +123,7 @@ def _pick(data: dict) -> dict:
     }
 
 
-def _origin(data: dict) -> dict:
+def _origin(data: JsonObject) -> JsonObject:
     return {
         "items": [
             {"text": text, "origin": "you", "quote": quote}
@@ -131,4 +132,4 @@ def _origin(data: dict) -> dict:
     }
 
 
-_RULES: dict[str, Callable[[dict], dict]] = {FOLD: _fold, PICK: _pick, ORIGIN: _origin}
+_RULES: dict[str, Callable[[JsonObject], JsonObject]] = {FOLD: _fold, PICK: _pick, ORIGIN: _origin}

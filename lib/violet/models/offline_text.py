@@ -6,18 +6,13 @@ import hashlib
 import json
 import re
 
+from violet.models.messages import JsonObject
+from violet.text import PROMPT_STOP_WORDS
+
 _LEAD = re.compile(r"^\s*(?:(?:please|can you|could you)\b[\s,]*)+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)", re.DOTALL)
 _SENTENCES = re.compile(r".+?(?:[.!?]+(?=\s|$)|$)")
-
-_STOPWORDS = """
-a an the is are was were be been am i me my mine you your yours we our it its this that these
-those what which who whom whose do does did of in on at to for from by with about and or but so
-as if than then there here how when where why can could would should will shall may might must
-have has had not no yes please tell know
-"""
-STOPWORDS = frozenset(_STOPWORDS.split())
 
 
 def strip_lead(text: str) -> str:
@@ -34,7 +29,7 @@ def content_words(text: str) -> set[str]:
     words = set()
     for raw in _WORD.findall(text.lower().replace("’", "'")):
         word = raw.removesuffix("'s")
-        if word in STOPWORDS:
+        if word in PROMPT_STOP_WORDS:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
@@ -75,7 +70,7 @@ def block_text(content: object) -> str:
     return ""
 
 
-def json_object(text: str) -> dict | None:
+def json_object(text: str) -> JsonObject | None:
     try:
         value = json.loads(text)
     except ValueError:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from violet.models.base import ModelClient
+from violet.models.messages import JsonObject
 from violet.models.validation import strict_object
 
 FOLD = "fold"
@@ -54,13 +55,13 @@ class OriginItem:
     quote: str
 
 
-def with_input(instructions: str, data: dict) -> str:
+def with_input(instructions: str, data: JsonObject) -> str:
     """The prompt: instructions, then the inputs as JSON (one line, so no line of it can end
     the block early)."""
     return f"{instructions}\n\n{_INPUT_START}{json.dumps(data, ensure_ascii=False)}{_INPUT_END}"
 
 
-def read_input(prompt: str) -> dict:
+def read_input(prompt: str) -> JsonObject:
     """The inputs of a prompt made by `with_input`; raises ValueError on any other prompt."""
     start = prompt.index(_INPUT_START) + len(_INPUT_START)
     end = prompt.rindex(_INPUT_END)
@@ -70,7 +71,7 @@ def read_input(prompt: str) -> dict:
     return data
 
 
-def _promise_list(promises: list[str], description: str) -> dict:
+def _promise_list(promises: list[str], description: str) -> JsonObject:
     # An empty enum is not a schema, so with no promises the list must stay empty.
     if promises:
         return {
@@ -81,7 +82,7 @@ def _promise_list(promises: list[str], description: str) -> dict:
     return {"type": "array", "items": {"type": "string"}, "maxItems": 0, "description": description}
 
 
-def fold_schema(open_promises: list[str]) -> dict:
+def fold_schema(open_promises: list[str]) -> JsonObject:
     return strict_object(
         summary={
             "type": "string",
@@ -93,7 +94,7 @@ def fold_schema(open_promises: list[str]) -> dict:
     )
 
 
-def pick_schema(candidate_ids: list[str]) -> dict:
+def pick_schema(candidate_ids: list[str]) -> JsonObject:
     return strict_object(
         choice={
             "type": "string",
@@ -105,7 +106,7 @@ def pick_schema(candidate_ids: list[str]) -> dict:
     )
 
 
-def origin_schema() -> dict:
+def origin_schema() -> JsonObject:
     # Only the person's own words make items here: Violet's own outcomes reach memory as deeds,
     # in words the memory service's code chooses.
     item = strict_object(

@@ -1,10 +1,11 @@
 """The tools the services give the models, and the shape of the context the models read.
 
 Both implementations rely on these names: the offline model emits `tool_use` blocks with exactly
-these names and inputs, and reads the context by the headings below.
+these names and inputs, and reads the context by the headings below: the services write each
+section with `headed`, the offline model reads it back with `section`.
 
 The system prompt's sections (built by the session service) change only at a fold or when an
-open item does:
+open item does: the summary (under `SUMMARY_HEADING`), then the open items:
 
     ## Open items
     - promise p_12: look up the weather in Oslo
@@ -33,12 +34,17 @@ The helpers `*_result` below write these shapes.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from violet.models.base import Tool
+from violet.models.messages import ContentBlock, JsonObject
 from violet.models.validation import strict_object
 
-MEMORY_HEADING = "## What you remember about this person"
+SUMMARY_HEADING = "## Earlier in this conversation"
 PINNED_HEADING = "## Open items"
+MEMORY_HEADING = "## What you remember about this person"
+# A work session's requests that no longer fit its window, with what each came to.
+EARLIER_WORK_HEADING = "## Earlier in this work"
 UPDATE_PREFIX = "[update] "
 
 START_WORK = "start_work"
@@ -56,7 +62,7 @@ SEND_EMAIL = "send_email"
 ASK_WORK_SESSION = "ask_work_session"
 
 
-def _text(description: str) -> dict:
+def _text(description: str) -> JsonObject:
     return {"type": "string", "description": description}
 
 
@@ -160,6 +166,25 @@ WORK_TOOLS: tuple[Tool, ...] = (
 )
 
 
+def headed(heading: str, lines: Iterable[str]) -> str:
+    """A section of the context: its heading, then its lines."""
+    return "\n".join([heading, *lines])
+
+
+def section(text: str, heading: str) -> list[str]:
+    """The non-blank lines under a heading of the text, up to the next heading."""
+    lines: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            inside = stripped.lower() == heading.lower()
+            continue
+        if inside and stripped:
+            lines.append(stripped)
+    return lines
+
+
 def memory_line(text: str) -> str:
     return f"- {' '.join(text.split())}"
 
@@ -168,11 +193,11 @@ def memory_note(remembered: list[str]) -> str:
     """The memory note that ends a main call's newest user turn; empty with nothing recalled."""
     if not remembered:
         return ""
-    return "\n".join([MEMORY_HEADING, *(memory_line(text) for text in remembered)])
+    return headed(MEMORY_HEADING, (memory_line(text) for text in remembered))
 
 
-def is_memory_note(block: dict) -> bool:
-    return block.get("type") == "text" and block.get("text", "").startswith(MEMORY_HEADING)
+def is_memory_note(block: ContentBlock) -> bool:
+    return block["type"] == "text" and block["text"].startswith(MEMORY_HEADING)
 
 
 def promise_line(promise_id: str, text: str) -> str:
@@ -187,7 +212,7 @@ def page_result(title: str, text: str) -> str:
     return json.dumps({"title": title, "text": text}, ensure_ascii=False)
 
 
-def search_result(results: list[dict]) -> str:
+def search_result(results: list[dict[str, str]]) -> str:
     keep = ("title", "url", "snippet")
     return json.dumps(
         {"results": [{k: str(r.get(k, "")) for k in keep} for r in results]}, ensure_ascii=False

@@ -1,0 +1,101 @@
+"""A lease on a row: one holder at a time on any replica (a turn of a person, a run of a work
+session), recorded as a holder and an expiry on the row itself.
+
+A lease rather than a held database lock, so it works the same on SQLite and PostgreSQL, and a
+holder that dies blocks nobody past its expiry. It is renewed while held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Column, ColumnElement, or_, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from violet.clock import Clock, utc_now
+
+
+@dataclass(frozen=True)
+class LeaseColumns:
+    """Where a table keeps its lease: the row's key, the holder and the expiry."""
+
+    key: Column[Any]
+    holder: Column[Any]
+    until: Column[Any]
+
+    def free(self, moment: datetime) -> ColumnElement[bool]:
+        """True for rows nobody holds at `moment`."""
+        return or_(self.until.is_(None), self.until < moment)
+
+
+class Lease:
+    """Leases on the rows of one table, all taken for the same holder."""
+
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        columns: LeaseColumns,
+        holder: str,
+        duration_s: float,
+        clock: Clock = utc_now,
+    ) -> None:
+        self._db = db
+        self._columns = columns
+        self._holder = holder
+        self._duration = timedelta(seconds=duration_s)
+        self._clock = clock
+
+    async def try_acquire(self, key: str) -> bool:
+        """Takes or renews the lease on the row; False while someone else holds it."""
+        moment = self._clock()
+        columns = self._columns
+        async with self._db() as tx, tx.begin():
+            result = await tx.execute(
+                update(columns.key.table)
+                .where(columns.key == key)
+                .where(or_(columns.free(moment), columns.holder == self._holder))
+                .values({columns.holder: self._holder, columns.until: moment + self._duration})
+            )
+            return result.rowcount == 1
+
+    async def release(self, key: str) -> None:
+        columns = self._columns
+        async with self._db() as tx, tx.begin():
+            await tx.execute(
+                update(columns.key.table)
+                .where(columns.key == key)
+                .where(columns.holder == self._holder)
+                .values({columns.holder: None, columns.until: None})
+            )
+
+    @contextlib.asynccontextmanager
+    async def held(self, key: str) -> AsyncIterator[None]:
+        """Holds an acquired lease, renewing it until the block ends."""
+        renewal = asyncio.create_task(self._renew(key))
+        try:
+            yield
+        finally:
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewal
+            # Even a cancelled holder hands the lease back, so nobody waits out its expiry.
+            await asyncio.shield(self.release(key))
+
+    @contextlib.asynccontextmanager
+    async def holding(self, key: str) -> AsyncIterator[bool]:
+        """Takes the lease for the block if it is free: True inside when it was taken."""
+        if not await self.try_acquire(key):
+            yield False
+            return
+        async with self.held(key):
+            yield True
+
+    async def _renew(self, key: str) -> None:
+        while True:
+            await asyncio.sleep(self._duration.total_seconds() / 3)
+            await self.try_acquire(key)

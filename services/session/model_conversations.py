@@ -1,0 +1,85 @@
+"""The model conversations behind a person's one conversation: a new one at the first message,
+at each rollover (a fold), and when the person moves to another replica."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.summaries import Summaries
+from session.tables import model_conversations
+from violet.clock import Clock, utc_now
+
+
+@dataclass(frozen=True)
+class ModelConversation:
+    """One of the model conversations behind the person's one conversation."""
+
+    id: str
+    carry_from_seq: int
+    reason: str  # "first message", "rollover" or "moved server"
+
+
+class ModelConversations:
+    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+        self._database = database
+        self._clock = clock
+
+    async def current(self, conversation_id: str) -> ModelConversation | None:
+        async with self._database() as db:
+            row = (
+                await db.execute(
+                    select(model_conversations)
+                    .where(model_conversations.c.conversation_id == conversation_id)
+                    .order_by(model_conversations.c.started_at.desc())
+                    .limit(1)
+                )
+            ).first()
+            return ModelConversation(row.id, row.carry_from_seq, row.reason) if row else None
+
+    async def start(
+        self, conversation_id: str, reason: str, replica: str, carry_from_seq: int
+    ) -> ModelConversation:
+        model = ModelConversation("m_" + secrets.token_hex(8), carry_from_seq, reason)
+        async with self._database() as tx, tx.begin():
+            await self._insert(tx, conversation_id, model, replica)
+        return model
+
+    async def roll_over(
+        self, conversation_id: str, summary: str, carry_from_seq: int, replica: str
+    ) -> ModelConversation:
+        """A new summary and a new model conversation that holds only the carried messages."""
+        model = ModelConversation("m_" + secrets.token_hex(8), carry_from_seq, "rollover")
+        async with self._database() as tx, tx.begin():
+            await Summaries.replace(tx, conversation_id, summary)
+            await self._insert(tx, conversation_id, model, replica)
+        return model
+
+    async def rollovers_since(self, conversation_id: str, since: datetime) -> list[datetime]:
+        """When each rollover (a fold, or one forced at twice the window) after `since` was."""
+        async with self._database() as db:
+            rows = await db.scalars(
+                select(model_conversations.c.started_at)
+                .where(model_conversations.c.conversation_id == conversation_id)
+                .where(model_conversations.c.reason == "rollover")
+                .where(model_conversations.c.started_at > since)
+            )
+            return list(rows)
+
+    async def _insert(
+        self, tx: AsyncSession, conversation_id: str, model: ModelConversation, replica: str
+    ) -> None:
+        await tx.execute(
+            insert(model_conversations).values(
+                id=model.id,
+                conversation_id=conversation_id,
+                started_at=self._clock(),
+                reason=model.reason,
+                replica=replica,
+                carry_from_seq=model.carry_from_seq,
+            )
+        )

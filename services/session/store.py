@@ -1,0 +1,42 @@
+"""Everything the session service stores about people's conversations, part by part."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.conversations import Conversations
+from session.effects import Effects
+from session.model_conversations import ModelConversations
+from session.pins import Pins
+from session.summaries import Summaries
+from session.transcript import Transcript
+from session.updates import Updates
+from violet.clock import Clock, utc_now
+
+
+@dataclass(frozen=True)
+class ConversationStore:
+    conversations: Conversations
+    transcript: Transcript
+    model_conversations: ModelConversations
+    summaries: Summaries
+    pins: Pins
+    updates: Updates
+    effects: Effects
+
+    @classmethod
+    def open(
+        cls, database: async_sessionmaker[AsyncSession], *, notify: bool, clock: Clock = utc_now
+    ) -> ConversationStore:
+        """`notify`: wake other replicas' streams through PostgreSQL NOTIFY."""
+        return cls(
+            conversations=Conversations(database, clock),
+            transcript=Transcript(database, notify, clock),
+            model_conversations=ModelConversations(database, clock),
+            summaries=Summaries(database),
+            pins=Pins(database, clock),
+            updates=Updates(database, clock),
+            effects=Effects(database, clock),
+        )

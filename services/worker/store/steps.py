@@ -1,0 +1,110 @@
+"""The steps of a work session's turn. Each is one transaction over the parts it changes (the
+model conversation, the request, an approval, the outbox), so a worker that stops between two
+steps loses nothing and one that stops inside a step leaves no half of it."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from violet.clock import Clock
+from worker.store.approvals import Approval, Approvals, new_approval
+from worker.store.outbox import Outbox, Send
+from worker.store.requests import Request, Requests
+from worker.store.work_sessions import WorkSession, WorkSessions
+
+
+class Steps:
+    def __init__(
+        self,
+        database: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        work_sessions: WorkSessions,
+        requests: Requests,
+        approvals: Approvals,
+        outbox: Outbox,
+    ) -> None:
+        self._database = database
+        self._clock = clock
+        self._work_sessions = work_sessions
+        self._requests = requests
+        self._approvals = approvals
+        self._outbox = outbox
+
+    async def begin(self, work_session: WorkSession, request: Request, message: dict) -> None:
+        async with self._database() as tx, tx.begin():
+            await self._work_sessions.append(tx, work_session, [message], request.id)
+            await self._requests.change(tx, request.id, status="running")
+
+    async def record_reply(
+        self, work_session: WorkSession, request: Request, content: list[dict]
+    ) -> None:
+        async with self._database() as tx, tx.begin():
+            reply = {"role": "assistant", "content": content}
+            await self._work_sessions.append(tx, work_session, [reply], request.id)
+            await self._requests.change(tx, request.id, steps=request.steps + 1)
+
+    async def hold_result(self, work_session: WorkSession, tool_use_id: str, result: dict) -> None:
+        async with self._database() as tx, tx.begin():
+            await self._work_sessions.hold(
+                tx, work_session, {**work_session.held, tool_use_id: result}
+            )
+
+    async def hold_for_approval(
+        self,
+        work_session: WorkSession,
+        request: Request,
+        tool_use_id: str,
+        action: str,
+        payload: dict,
+        question: str,
+        card: dict,
+    ) -> Approval:
+        approval = new_approval(
+            work_session.id, work_session.person, request.id, tool_use_id, action, payload, question
+        )
+        async with self._database() as tx, tx.begin():
+            await self._approvals.add(tx, approval)
+            await self._requests.change(tx, request.id, status="waiting")
+            approval_update = {"approval": approval.id, "question": question}
+            await self._outbox.enqueue(
+                tx, work_session, Send("approval", f"approval:{approval.id}", approval_update)
+            )
+            await self._outbox.enqueue(tx, work_session, Send("card", "", card))
+        return approval
+
+    async def settle(self, work_session: WorkSession, approval: Approval, result: dict) -> None:
+        """The held action's outcome becomes its tool result, and the approval is done."""
+        async with self._database() as tx, tx.begin():
+            await self._approvals.mark_done(tx, approval)
+            await self._work_sessions.hold(
+                tx, work_session, {**work_session.held, approval.tool_use_id: result}
+            )
+
+    async def record_results(
+        self, work_session: WorkSession, request: Request, message: dict
+    ) -> None:
+        async with self._database() as tx, tx.begin():
+            await self._work_sessions.append(tx, work_session, [message], request.id)
+            await self._work_sessions.hold(tx, work_session, {})
+            await self._requests.change(tx, request.id, status="running")
+
+    async def finish(
+        self,
+        work_session: WorkSession,
+        request: Request,
+        outcome: str,
+        deeds: list[dict],
+        card: dict,
+        closing: list[dict],
+    ) -> None:
+        """Ends the request: its closing messages, its outcome, the result (with what Violet did,
+        as `violet.v1.Deed` JSON objects) and the card to send."""
+        async with self._database() as tx, tx.begin():
+            if closing:
+                await self._work_sessions.append(tx, work_session, closing, request.id)
+            await self._requests.change(
+                tx, request.id, status="done", outcome=outcome, finished_at=self._clock()
+            )
+            result = Send("result", f"result:{request.id}", {"text": outcome, "deeds": deeds})
+            await self._outbox.enqueue(tx, work_session, result)
+            await self._outbox.enqueue(tx, work_session, Send("card", "", card))

@@ -1,0 +1,75 @@
+"""A lease gives a row to one holder at a time: others wait until it is released or expires,
+and the time it expires by is the clock's, so a test can move it on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.conversations import Conversations
+from session.turn_lock import turn_lock
+from violet import database
+from violet.clock import as_utc
+
+LEASE_S = 30.0
+
+
+class SetClock:
+    def __init__(self) -> None:
+        self.moment = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+    def advance(self, seconds: float) -> None:
+        self.moment += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    url = make_url(f"sqlite:///{tmp_path / 'session.db'}")
+    database.migrate(url, "session.migrations", "alembic_version_session")
+    engine = database.open_engine(url)
+    yield database.sessionmaker(engine)
+    await engine.dispose()
+
+
+async def test_a_held_lease_waits_for_its_expiry_or_its_release(
+    db: async_sessionmaker[AsyncSession],
+) -> None:
+    clock = SetClock()
+    conversation = await Conversations(db, clock).conversation_of("ana")
+    first, second = turn_lock(db, "a", LEASE_S, clock), turn_lock(db, "b", LEASE_S, clock)
+    assert await first.try_acquire(conversation.id)
+    assert await first.try_acquire(conversation.id)  # the holder renews its own lease
+    assert not await second.try_acquire(conversation.id)
+    clock.advance(LEASE_S - 1)
+    assert not await second.try_acquire(conversation.id)
+    clock.advance(2)
+    assert await second.try_acquire(conversation.id)  # the first holder's lease ran out
+    await second.release(conversation.id)
+    assert await first.try_acquire(conversation.id)
+
+
+async def test_holding_says_whether_the_lease_was_taken_and_gives_it_back(
+    db: async_sessionmaker[AsyncSession],
+) -> None:
+    clock = SetClock()
+    conversation = await Conversations(db, clock).conversation_of("ana")
+    first, second = turn_lock(db, "a", LEASE_S, clock), turn_lock(db, "b", LEASE_S, clock)
+    async with first.holding(conversation.id) as held:
+        assert held
+        async with second.holding(conversation.id) as also_held:
+            assert not also_held
+    assert await second.try_acquire(conversation.id)
+
+
+def test_a_moment_without_a_zone_is_read_as_utc() -> None:
+    naive = datetime(2026, 5, 1, 9, 0)
+    assert as_utc(naive) == datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    assert as_utc(None) is None

@@ -1,0 +1,186 @@
+"""The turn runner in one process, over a SQLite transcript, with the model, memory, the router
+and the worker stood in: every stored message is answered once, in order, whatever wakes it;
+a failing model still gets the person an answer; the model's tool calls are run and their
+results handed back before the answer; an answered turn is captured for memory; the fold waits
+until no message is waiting; a work result is told."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from session.actions import MainActions
+from session.effects import Effects
+from session.feed import Feed
+from session.fold import Folder
+from session.pins import Pins
+from session.runner import TurnRunner
+from session.transcript import Conversation, Message, Transcript
+from session.turn import APOLOGY, MainSession
+from session.turn_lock import TurnLock
+from session.updates import Updates
+from session.window import Window
+from tests.support.fakes import (
+    REPLY,
+    Captured,
+    FakeMemory,
+    FakeModel,
+    FakePeers,
+    session_tables,
+)
+from violet.models import ToolCall
+from violet.models import tools as t
+from violet.models.structured import FOLD
+
+WINDOW = 20
+REPLICA = "replica-a"
+
+
+@dataclass
+class Rig:
+    runner: TurnRunner
+    transcript: Transcript
+    pins: Pins
+    updates: Updates
+    model: FakeModel
+    memory: FakeMemory
+    peers: FakePeers
+    conversation: Conversation
+
+    async def say(self, *texts: str) -> None:
+        """Stores each message as the gateway's Say does, then wakes the runner for it."""
+        for number, text in enumerate(texts, start=1):
+            await self.transcript.append_say(self.conversation, f"d{number}", text)
+            self.runner.schedule(self.conversation)
+
+    async def settled(self) -> list[Message]:
+        """Every message of the conversation, once the runner has nothing under way for it."""
+        await self.runner.idle(self.conversation)
+        return await self.transcript.since(self.conversation.id, 0)
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    async with session_tables(tmp_path) as sessions:
+        model, memory, peers = FakeModel(), FakeMemory(), FakePeers()
+        transcript, pins, updates = (
+            Transcript(sessions, notify=False),
+            Pins(sessions),
+            Updates(sessions),
+        )
+        window = Window(WINDOW)
+        actions = MainActions(pins, Effects(sessions), peers)  # type: ignore[arg-type]
+        main = MainSession(model, transcript, pins, memory, actions, window)  # type: ignore[arg-type]
+        runner = TurnRunner(
+            transcript,
+            TurnLock(sessions, REPLICA, lease_s=5.0),
+            main,
+            Folder(model, transcript, pins, updates, window, REPLICA),
+            updates,
+            memory,  # type: ignore[arg-type]
+            Feed(poll_s=1.0),
+            REPLICA,
+            secret="a secret only this test knows",
+        )
+        conversation = await transcript.conversation_of("ana")
+        yield Rig(runner, transcript, pins, updates, model, memory, peers, conversation)
+        await runner.stop(grace_s=5.0)
+
+
+def answers(messages: list[Message]) -> list[tuple[str | None, str]]:
+    return [(m.reply_to, m.text) for m in messages if m.author == "violet"]
+
+
+async def test_each_message_is_answered_once_in_order_however_often_it_is_woken(
+    rig: Rig,
+) -> None:
+    for number in (1, 2, 3):
+        rig.model.will_say(f"Answer {number}.")
+    await rig.say("First.", "Second.", "Third.")
+    rig.runner.schedule(rig.conversation)  # the sweep finding them too
+    rig.runner.schedule(rig.conversation)
+
+    messages = await rig.settled()
+    assert answers(messages) == [("d1", "Answer 1."), ("d2", "Answer 2."), ("d3", "Answer 3.")]
+    assert len(rig.model.conversations) == 3
+    assert await rig.transcript.next_unanswered(rig.conversation.id) is None
+
+
+async def test_a_failing_main_model_still_answers_once_asking_to_say_it_again(rig: Rig) -> None:
+    rig.model.failing.add(REPLY)
+    await rig.say("Are you there?")
+
+    assert answers(await rig.settled()) == [("d1", APOLOGY)]
+    assert rig.model.calls == [REPLY]
+
+
+async def test_a_tool_call_is_run_and_its_result_handed_back_before_the_answer(
+    rig: Rig,
+) -> None:
+    rig.model.will_call(ToolCall("toolu_1", t.START_WORK, {"request": "find the ferry times"}))
+    rig.model.will_say("I've asked for the ferry times.")
+    await rig.say("When do the ferries leave?")
+
+    assert answers(await rig.settled()) == [("d1", "I've asked for the ferry times.")]
+    [started] = rig.peers.called("StartWork")
+    assert started.request == "find the ferry times"
+    assert started.key == f"{rig.conversation.id}/say:1/start_work/1"
+    handed_back = rig.model.conversations[1][-1]
+    assert handed_back["role"] == "user"
+    assert [(b["tool_use_id"], b.get("is_error", False)) for b in handed_back["content"]] == [
+        ("toolu_1", False)
+    ]
+    assert [(p.kind, p.ref) for p in await rig.pins.open(rig.conversation.id)] == [
+        ("work", rig.peers.topic)
+    ]
+
+
+async def test_an_answered_turn_is_recalled_for_and_captured_with_both_messages(
+    rig: Rig,
+) -> None:
+    rig.memory.remembered = ["Ana's cat is called Miso."]
+    rig.model.will_say("Miso sounds lovely.")
+    await rig.say("Do you remember my cat?")
+    messages = await rig.settled()
+    await rig.runner.stop(grace_s=5.0)  # returns once the captures beside the turn are done
+
+    assert rig.memory.recalls == [("ana", "Do you remember my cat?")]
+    assert "Ana's cat is called Miso." in str(rig.model.conversations[0])
+    said, answered = messages
+    assert rig.memory.captured == [
+        Captured("ana", said.text, answered.text, [said.seq, answered.seq], [])
+    ]
+
+
+async def test_the_fold_waits_until_no_message_is_waiting(rig: Rig) -> None:
+    await rig.say(*(f"Line {n} of a long story." for n in range(1, WINDOW // 2 + 3)))
+
+    messages = await rig.settled()
+    turns = WINDOW // 2 + 2
+    assert len(answers(messages)) == turns
+    # The window was full before the last answers, but a fold then would have summarised
+    # messages still waiting for theirs.
+    assert rig.model.calls == [REPLY] * turns + [FOLD]
+    assert "Line 1 " in await rig.transcript.summary_of(rig.conversation.id)
+
+
+async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: Rig) -> None:
+    rig.model.will_call(ToolCall("toolu_1", t.START_WORK, {"request": "find the ferry times"}))
+    rig.model.will_say("I'll find them.")
+    await rig.say("When do the ferries leave?")
+    await rig.settled()
+
+    result = "The ferries leave at 9:00 and 17:30."
+    await rig.updates.store(rig.conversation.id, "result:1", rig.peers.topic, "result", result)
+    rig.model.will_say("The ferries leave at nine and half past five.")
+    rig.runner.schedule(rig.conversation)
+
+    messages = await rig.settled()
+    assert messages[-1].author == "violet" and messages[-1].reply_to is None
+    assert messages[-1].text == "The ferries leave at nine and half past five."
+    assert result in str(rig.model.conversations[-1])
+    assert await rig.updates.next_untold(rig.conversation.id) is None
+    assert await rig.pins.open(rig.conversation.id) == []
