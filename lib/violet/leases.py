@@ -18,6 +18,7 @@ from sqlalchemy import Column, ColumnElement, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock, utc_now
+from violet.database import rows_changed
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Lease:
                 .where(or_(columns.free(moment), columns.holder == self._holder))
                 .values({columns.holder: self._holder, columns.until: moment + self._duration})
             )
-            return result.rowcount == 1
+            return rows_changed(result) == 1
 
     async def release(self, key: str) -> None:
         columns = self._columns

@@ -67,8 +67,8 @@ class JsonLinesSpanExporter(SpanExporter):
             file.write(lines)  # one write of whole lines, so processes never interleave a line
         return SpanExportResult.SUCCESS
 
-    def _entry(self, span: ReadableSpan) -> dict:
-        trace_id, span_id = hex_ids(span.get_span_context())
+    def _entry(self, span: ReadableSpan) -> dict[str, object]:
+        trace_id, span_id = hex_ids(span.get_span_context() or trace.INVALID_SPAN_CONTEXT)
         return {
             "trace_id": trace_id,
             "span_id": span_id,

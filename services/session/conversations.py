@@ -46,7 +46,10 @@ class Conversations:
                     )
                 )
         except IntegrityError:  # another replica made it first: theirs is the one
-            return Conversation(await self._conversation_id(person), person)
+            theirs = await self._conversation_id(person)
+            if theirs is None:  # not a duplicate after all: the error stands
+                raise
+            return Conversation(theirs, person)
         return Conversation(new_id, person)
 
     async def _conversation_id(self, person: str) -> str | None:

@@ -109,9 +109,10 @@ class Pins:
                 .where(pins.c.closed_at.is_(None))
                 .values(closed_at=self._clock())
             )
-            if result.rowcount and also is not None:
+            closed = rows_changed(result)
+            if closed and also is not None:
                 await also(tx)
-            return result.rowcount
+            return closed
 
     async def close_ref(self, conversation_id: str, kind: Kind, ref: str) -> int:
         async with self._database() as tx, tx.begin():

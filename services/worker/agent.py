@@ -16,9 +16,11 @@ from opentelemetry.context import Context
 from violet.faults import fault_point
 from violet.models import (
     ContentBlock,
+    JsonObject,
     ModelClient,
     ModelError,
     ModelMessage,
+    TextBlock,
     ToolCall,
     ToolResultBlock,
 )
@@ -59,6 +61,8 @@ def open_calls(work_session: WorkSession) -> list[ToolCall]:
     if not work_session.messages or work_session.messages[-1]["role"] != "assistant":
         return []
     content = work_session.messages[-1]["content"]
+    if isinstance(content, str):
+        return []
     return [
         ToolCall(block["id"], block["name"], dict(block.get("input") or {}))
         for block in content
@@ -176,7 +180,7 @@ class WorkAgent:
         outcome = reply.text.strip() or "Done."
         await self._finish(work_session, request, outcome, [_assistant(outcome)])
 
-    async def _system(self, work_session: WorkSession, left_out: int) -> list[dict]:
+    async def _system(self, work_session: WorkSession, left_out: int) -> list[TextBlock]:
         """The instructions, then the requests left out of the window (changing only when the
         window moves on), each ending a cached segment."""
         if not left_out:
@@ -266,13 +270,15 @@ class WorkAgent:
         requests = await self._store.requests.texts_of(work_session.id)
         return Asker(work_session.id, work_session.person, requests)
 
-    async def _card(self, work_session: WorkSession, last_request: str, last_outcome: str) -> dict:
+    async def _card(
+        self, work_session: WorkSession, last_request: str, last_outcome: str
+    ) -> JsonObject:
         history = await self._store.requests.outcomes(work_session.id)
         at = self._store.clock()
         return card(work_session.id, work_session.title, history, last_request, last_outcome, at)
 
     async def _finish(
-        self, work_session: WorkSession, request: Request, outcome: str, closing: list[dict]
+        self, work_session: WorkSession, request: Request, outcome: str, closing: list[ModelMessage]
     ) -> None:
         finished = await self._card(work_session, request.text, outcome)
         deeds = deeds_of(this_request(work_session.messages), request.text)
@@ -281,5 +287,5 @@ class WorkAgent:
         self._reporter.wake()
 
 
-def _assistant(text: str) -> dict:
+def _assistant(text: str) -> ModelMessage:
     return {"role": "assistant", "content": [{"type": "text", "text": text}]}

@@ -11,6 +11,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
+from violet.database import rows_changed
 from worker.store.encoding import as_json
 from worker.tables import approvals
 
@@ -128,7 +129,7 @@ class Approvals:
                 .where(approvals.c.status == "approved")
                 .values(status="sending", claimed_at=self._clock())
             )
-            return result.rowcount == 1
+            return rows_changed(result) == 1
 
     @staticmethod
     async def mark_done(tx: AsyncSession, approval: Approval) -> None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
+from violet.models import ContentBlock, JsonObject, ModelMessage
 from worker.store.approvals import Approval, Approvals, new_approval
 from worker.store.outbox import Outbox, Send
 from worker.store.requests import Request, Requests
-from worker.store.work_sessions import WorkSession, WorkSessions
+from worker.store.work_sessions import HeldResult, WorkSession, WorkSessions
 
 
 class Steps:
@@ -30,20 +31,24 @@ class Steps:
         self._approvals = approvals
         self._outbox = outbox
 
-    async def begin(self, work_session: WorkSession, request: Request, message: dict) -> None:
+    async def begin(
+        self, work_session: WorkSession, request: Request, message: ModelMessage
+    ) -> None:
         async with self._database() as tx, tx.begin():
             await self._work_sessions.append(tx, work_session, [message], request.id)
             await self._requests.change(tx, request.id, status="running")
 
     async def record_reply(
-        self, work_session: WorkSession, request: Request, content: list[dict]
+        self, work_session: WorkSession, request: Request, content: list[ContentBlock]
     ) -> None:
         async with self._database() as tx, tx.begin():
-            reply = {"role": "assistant", "content": content}
+            reply: ModelMessage = {"role": "assistant", "content": content}
             await self._work_sessions.append(tx, work_session, [reply], request.id)
             await self._requests.change(tx, request.id, steps=request.steps + 1)
 
-    async def hold_result(self, work_session: WorkSession, tool_use_id: str, result: dict) -> None:
+    async def hold_result(
+        self, work_session: WorkSession, tool_use_id: str, result: HeldResult
+    ) -> None:
         async with self._database() as tx, tx.begin():
             await self._work_sessions.hold(
                 tx, work_session, {**work_session.held, tool_use_id: result}
@@ -55,9 +60,9 @@ class Steps:
         request: Request,
         tool_use_id: str,
         action: str,
-        payload: dict,
+        payload: JsonObject,
         question: str,
-        card: dict,
+        card: JsonObject,
     ) -> Approval:
         approval = new_approval(
             work_session.id, work_session.person, request.id, tool_use_id, action, payload, question
@@ -72,7 +77,9 @@ class Steps:
             await self._outbox.enqueue(tx, work_session, Send("card", "", card))
         return approval
 
-    async def settle(self, work_session: WorkSession, approval: Approval, result: dict) -> None:
+    async def settle(
+        self, work_session: WorkSession, approval: Approval, result: HeldResult
+    ) -> None:
         """The held action's outcome becomes its tool result, and the approval is done."""
         async with self._database() as tx, tx.begin():
             await self._approvals.mark_done(tx, approval)
@@ -81,7 +88,7 @@ class Steps:
             )
 
     async def record_results(
-        self, work_session: WorkSession, request: Request, message: dict
+        self, work_session: WorkSession, request: Request, message: ModelMessage
     ) -> None:
         async with self._database() as tx, tx.begin():
             await self._work_sessions.append(tx, work_session, [message], request.id)
@@ -93,9 +100,9 @@ class Steps:
         work_session: WorkSession,
         request: Request,
         outcome: str,
-        deeds: list[dict],
-        card: dict,
-        closing: list[dict],
+        deeds: list[JsonObject],
+        card: JsonObject,
+        closing: list[ModelMessage],
     ) -> None:
         """Ends the request: its closing messages, its outcome, the result (with what Violet did,
         as `violet.v1.Deed` JSON objects) and the card to send."""

@@ -16,7 +16,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
-from violet.database import across_people
+from violet.database import across_people, rows_changed
 from violet.leases import Lease, LeaseColumns
 from violet.models import ModelMessage
 from worker.store.encoding import as_json
@@ -127,11 +127,10 @@ class WorkSessions:
 
     async def version_of(self, work_session_id: str) -> int:
         async with self._database() as db:
-            return int(
-                await db.scalar(
-                    select(work_sessions.c.version).where(work_sessions.c.id == work_session_id)
-                )
+            found = await db.execute(
+                select(work_sessions.c.version).where(work_sessions.c.id == work_session_id)
             )
+            return int(found.scalar_one())
 
     async def mark_unloaded(self, work_session_id: str, replica: str) -> None:
         async with self._database() as tx, tx.begin():
@@ -166,7 +165,7 @@ class WorkSessions:
             return [(row.id, row.person) for row in rows]
 
     async def append(
-        self, tx: AsyncSession, work_session: WorkSession, new: list[dict], request_id: int
+        self, tx: AsyncSession, work_session: WorkSession, new: list[ModelMessage], request_id: int
     ) -> None:
         """Adds messages to the work session's model conversation."""
         await self._bump(tx, work_session)
@@ -204,6 +203,6 @@ class WorkSessions:
             .where(work_sessions.c.version == work_session.version)
             .values(version=work_session.version + 1, last_active=self._clock(), **values)
         )
-        if result.rowcount != 1:
+        if rows_changed(result) != 1:
             raise StaleWorkSession(work_session.id)
         work_session.version += 1
