@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -24,7 +25,7 @@ SERVICE_ROLE = database.service_role("memory")
 
 
 @pytest.fixture
-def url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def url(tmp_path: Path) -> Iterator[str]:
     with fresh_schema() as schema_url:
         migrate(MemorySettings(home=tmp_path, database_url=schema_url))
         yield schema_url

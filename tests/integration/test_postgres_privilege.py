@@ -27,7 +27,7 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
 
 from memory.tables import metadata as memory_tables
@@ -37,6 +37,7 @@ from tests.support.device import Device
 from tests.support.postgres import fresh_database, fresh_schema
 from tests.support.stack import running_stack
 from violet import database
+from violet.clock import UtcDateTime
 from violet.settings import CommonSettings
 from worker.tables import metadata as worker_tables
 
@@ -82,7 +83,7 @@ def owner_db(url: str) -> Engine:
     return create_engine(make_url(url).set(drivername="postgresql+psycopg"))
 
 
-def naming(db, person: str) -> None:  # type: ignore[no-untyped-def]
+def naming(db: Connection, person: str) -> None:
     db.execute(text("SELECT set_config('app.person_id', :person, true)"), {"person": person})
 
 
@@ -99,7 +100,7 @@ def a_row(table: Table, person: str, parents: dict[str, dict[str, str]]) -> dict
             continue  # numbered by its sequence
         elif column.nullable and not column.primary_key:
             continue
-        elif isinstance(column.type, DateTime):
+        elif isinstance(column.type, DateTime | UtcDateTime):
             values[column.name] = AT
         elif isinstance(column.type, Boolean):
             values[column.name] = False
