@@ -2,6 +2,14 @@
 
 Each service keeps its own tables and its own Alembic history (its own version table), so the
 services can share one PostgreSQL database or use one each.
+
+On PostgreSQL the URL's user owns the tables and runs the migrations; each service then logs in
+as its own role (`violet_session`, `violet_memory`, ...): no superuser, no BYPASSRLS, not the
+owner, with only the grants its migrations give it. Every table that holds a person's rows has
+row-level security forced, and every transaction names the person it works for (the one set by
+`violet.identity.acting_for`), so a transaction that names nobody sees none of those rows.
+Work that spans people finds who has something due through the owner's narrow scan functions
+(`violet.row_security`), then does it with that person named.
 """
 
 from __future__ import annotations
@@ -13,12 +21,20 @@ from typing import Any, Protocol, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import MetaData, event
-from sqlalchemy.engine import URL, Connection, CursorResult, Result, make_url
+from psycopg import sql
+from sqlalchemy import MetaData, event, text
+from sqlalchemy.engine import URL, Connection, CursorResult, Result, Row, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.sql import Select
 
+from violet.identity import current_person
 from violet.settings import CommonSettings
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -41,6 +57,35 @@ def sync_url(settings: CommonSettings, service: str) -> URL:
     )
 
 
+def service_role(service: str) -> str:
+    """The login role a service's connections use on PostgreSQL."""
+    return f"violet_{service}"
+
+
+def application_name(service: str) -> str:
+    return f"violet-{service}"
+
+
+def service_url(settings: CommonSettings, service: str) -> URL:
+    """Where the service's own connections go: on PostgreSQL the URL's database, logged in as
+    the service's role and named after the service in `pg_stat_activity`; SQLite as it is."""
+    url = sync_url(settings, service)
+    if not is_postgres(url):
+        return url
+    return url.set(
+        username=service_role(service), password=settings.database_service_password or None
+    ).update_query_dict({"application_name": application_name(service)})
+
+
+def service_engine(settings: CommonSettings, service: str) -> AsyncEngine:
+    """The engine a service works through (its role, its pool sizes)."""
+    return open_engine(
+        service_url(settings, service),
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+    )
+
+
 def async_url(url: URL) -> URL:
     return url.set(drivername="sqlite+aiosqlite") if url.drivername == "sqlite" else url
 
@@ -49,21 +94,54 @@ def is_postgres(url: URL) -> bool:
     return url.get_backend_name() == "postgresql"
 
 
-def migrate(url: URL, migrations_package: str, version_table: str) -> None:
-    """Brings the service's tables up to date (idempotent; safe on every start)."""
+def migrate(
+    url: URL, migrations_package: str, version_table: str, service_password: str = ""
+) -> None:
+    """Brings the service's tables up to date (idempotent; safe on every start). On PostgreSQL
+    it first makes (or corrects) the service's login role; the migrations grant it what it
+    needs. The service is the package the migrations belong to."""
+    service = migrations_package.partition(".")[0]
     config = Config()
     location = resources.files(migrations_package)
     config.set_main_option("script_location", str(Path(str(location))))
+    if is_postgres(url):
+        url = url.update_query_dict({"application_name": application_name(f"{service}-migrate")})
     config.attributes["url"] = url  # not an ini option: URLs may hold '%'
     config.attributes["version_table"] = version_table
+    config.attributes["service_role"] = service_role(service)
+    config.attributes["service_password"] = service_password
     command.upgrade(config, "head")
 
 
-def open_engine(url: URL) -> AsyncEngine:
-    engine = create_async_engine(async_url(url), pool_pre_ping=True)
+def open_engine(url: URL, pool_size: int = 5, max_overflow: int = 5) -> AsyncEngine:
+    engine = create_async_engine(
+        async_url(url), pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow
+    )
     if url.drivername == "sqlite":
         event.listen(engine.sync_engine, "connect", _tune_sqlite)
+    if is_postgres(url):
+        event.listen(engine.sync_engine, "begin", _name_the_person)
     return engine
+
+
+def _name_the_person(connection: Connection) -> None:
+    # Every transaction names its person, or names nobody: a pooled connection never carries
+    # the last transaction's person (the setting is local to the transaction anyway).
+    connection.exec_driver_sql(
+        "SELECT set_config('app.person_id', %(person)s, true)", {"person": current_person()}
+    )
+
+
+async def across_people(
+    db: AsyncSession, scan: str, fallback: Select[Any], **arguments: object
+) -> list[Row[Any]]:
+    """The ids and people of rows due for work that spans people, for the caller to do person
+    by person. On PostgreSQL only the owner's `scan` function sees past row-level security; on
+    SQLite (one process, no roles) the same question is the `fallback` query."""
+    if db.get_bind().dialect.name != "postgresql":
+        return list(await db.execute(fallback))
+    names = ", ".join(f":{name}" for name in arguments)
+    return list(await db.execute(text(f"SELECT * FROM {scan}({names})"), arguments))
 
 
 def _tune_sqlite(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
@@ -122,5 +200,55 @@ def run_migrations(context: Alembic, target_metadata: MetaData) -> None:
             if connection.dialect.name == "postgresql":
                 # Replicas starting together migrate one after another, not over each other.
                 connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+                ensure_login_role(
+                    connection,
+                    config.attributes["service_role"],
+                    config.attributes.get("service_password", ""),
+                )
             context.run_migrations()
     engine.dispose()
+
+
+def ensure_login_role(connection: Connection, role: str, password: str) -> None:
+    """Makes the service's role, able to log in and to nothing more (no superuser, no BYPASSRLS,
+    no CREATEROLE or CREATEDB). Needs CREATEROLE, unless an operator made the role already."""
+    state = connection.execute(
+        text(
+            "SELECT rolcanlogin AS can_login,"
+            " rolsuper OR rolbypassrls OR rolcreaterole OR rolcreatedb AS mighty"
+            " FROM pg_roles WHERE rolname = :role"
+        ),
+        {"role": role},
+    ).first()
+    may_manage = connection.execute(
+        text("SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user")
+    ).scalar()
+    if state is not None and state.mighty:
+        raise SystemExit(
+            f"PostgreSQL role {role} may do more than log in (superuser, BYPASSRLS, CREATEROLE or "
+            f"CREATEDB); the service's role must not"
+        )
+    if (state is None or not state.can_login) and not may_manage:
+        raise SystemExit(
+            f"PostgreSQL role {role} is missing or cannot log in, and the migrating user may not "
+            f"create roles: give it CREATEROLE, or make the role as docs/operations.md shows"
+        )
+    quoted = connection.dialect.identifier_preparer.quote(role)
+    if state is None:
+        # Roles belong to the whole cluster: another database's migration may make it meanwhile.
+        connection.exec_driver_sql(
+            f"""
+            DO $$
+            BEGIN
+                CREATE ROLE {quoted} LOGIN;
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END $$
+            """
+        )
+    elif not state.can_login:
+        connection.exec_driver_sql(f"ALTER ROLE {quoted} LOGIN")
+    if password and may_manage:
+        statement = sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+            sql.Identifier(role), sql.Literal(password)
+        )
+        connection.connection.cursor().execute(statement)  # no placeholders: '%' stays itself

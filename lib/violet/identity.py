@@ -10,6 +10,10 @@ from a request body or from anything a model wrote.
 People who sign in through an OpenID Connect issuer (the gateway's `gateway.oidc`) are named
 with the `ISSUED_PERSON_PREFIX`; a device token is never made for such a name, so the two kinds
 of person can never be mistaken for one another.
+
+The person a call or a piece of background work is for is also the one every database
+transaction of it names (`acting_for`); PostgreSQL's row-level security shows that person's rows
+and no one else's.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +41,23 @@ OPERATOR_TOKEN_TTL_S = 60 * 60
 METADATA_KEY = "authorization"
 ISSUED_PERSON_PREFIX = "oidc:"
 _INTERNAL_KEY_LABEL = b"violet internal service tokens"
+
+# Who the running call or task works for; empty: nobody, and no person's rows are visible.
+_person: ContextVar[str] = ContextVar("violet_person", default="")
+
+
+def current_person() -> str:
+    return _person.get()
+
+
+@contextmanager
+def acting_for(person: str) -> Iterator[None]:
+    """Work for `person` until the block ends (a task started inside inherits the person)."""
+    token = _person.set(person)
+    try:
+        yield
+    finally:
+        _person.reset(token)
 
 
 class Unauthorized(Exception):
@@ -126,11 +150,14 @@ def verify_internal_token(token: str, secret: str) -> Identity:
 
 async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identity:
     """The person an internal call is for, from its internal bearer token; aborts the call
-    otherwise (a device token included)."""
+    otherwise (a device token included). The rest of the call acts for that person (each call
+    runs in its own task, so the person ends with it)."""
     for key, value in context.invocation_metadata() or ():
         if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
             try:
-                return verify_internal_token(value.removeprefix("Bearer "), secret)
+                identity = verify_internal_token(value.removeprefix("Bearer "), secret)
+                _person.set(identity.person)
+                return identity
             except Unauthorized as error:
                 await context.abort(
                     grpc.StatusCode.UNAUTHENTICATED, f"not an internal token: {error}"

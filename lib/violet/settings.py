@@ -55,6 +55,17 @@ class CommonSettings(BaseSettings):
     memory_addr: str = DEFAULT_ADDRESSES["memory"]
     worker_addr: str = DEFAULT_ADDRESSES["worker"]
     database_url: str = Field(default="", description="SQLAlchemy URL; default SQLite in home.")
+    database_service_password: str = Field(
+        default="",
+        repr=False,
+        description="PostgreSQL: the password of the services' own login roles; empty: none.",
+    )
+    database_pool_size: int = Field(
+        default=5, ge=1, description="Database connections each replica keeps open."
+    )
+    database_max_overflow: int = Field(
+        default=5, ge=0, description="Database connections a replica may open beyond the pool."
+    )
     rpc_timeout_s: float = Field(default=30.0, gt=0)
     drain_s: float = Field(default=10.0, ge=0, description="Grace period for in-flight calls.")
     anthropic_api_key: str = Field(

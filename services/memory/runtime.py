@@ -26,7 +26,12 @@ VERSION_TABLE = "alembic_version_memory"
 
 
 def migrate(settings: MemorySettings) -> None:
-    database.migrate(database.sync_url(settings, NAME), "memory.migrations", VERSION_TABLE)
+    database.migrate(
+        database.sync_url(settings, NAME),
+        "memory.migrations",
+        VERSION_TABLE,
+        settings.database_service_password,
+    )
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ async def open_memory(
     settings: MemorySettings, model: ModelClient | None = None
 ) -> AsyncIterator[Memory]:
     """The parts on the configured stores; `model` replaces the configured model client."""
-    engine = open_memory_engine(database.sync_url(settings, NAME))
+    engine = open_memory_engine(database.service_engine(settings, NAME))
     embedder = await asyncio.to_thread(get_embedder)
     vectors = await open_vector_store(settings, embedder.dim, "memory")
     model = model or model_client_for(settings)

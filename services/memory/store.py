@@ -1,10 +1,10 @@
 """Memory items in SQL, one person at a time.
 
 Two layers keep people apart. Every query below filters by the person in code, on both
-backends. On PostgreSQL every connection also switches to the `violet_memory` role (not the
-tables' owner, no BYPASSRLS), and each transaction names its person with
-`set_config('app.person_id', ..., true)`, so row-level security hides every other person's rows
-and a transaction that names nobody sees nothing.
+backends. On PostgreSQL the service also logs in as its own role and each transaction names its
+person (`violet.database`), so row-level security hides every other person's rows and a
+transaction that names nobody sees nothing; who is due for consolidation is asked of the
+owner's scan function, which returns names only.
 """
 
 from __future__ import annotations
@@ -25,22 +25,21 @@ from sqlalchemy import (
     insert,
     or_,
     select,
-    text,
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import URL, Connection
+from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.deeds import Deed, from_json
 from memory.tables import captured_turns, memory_items, memory_people
 from violet import database
 from violet.clock import utc_now
+from violet.identity import acting_for
 
-SERVICE_ROLE = "violet_memory"
 FACT = "fact"
 TURN = "turn"
 
@@ -50,21 +49,11 @@ def new_item_id() -> str:
     return str(uuid.uuid4())
 
 
-def open_memory_engine(url: URL) -> AsyncEngine:
-    engine = database.open_engine(url)
-    if database.is_postgres(url):
-        event.listen(engine.sync_engine, "connect", _switch_to_service_role)
-    else:
+def open_memory_engine(engine: AsyncEngine) -> AsyncEngine:
+    if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _begin_explicitly)
         event.listen(engine.sync_engine, "begin", _begin_immediate)
     return engine
-
-
-def _switch_to_service_role(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
-    cursor = connection.cursor()
-    cursor.execute(f"SET ROLE {SERVICE_ROLE}")
-    cursor.close()
-    connection.commit()
 
 
 def _begin_explicitly(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
@@ -147,56 +136,59 @@ class MemoryStore:
         """One transaction on the person's memory, and on nobody else's."""
         if not person:
             raise ValueError("memory is always someone's: the person is empty")
-        async with self._engine.begin() as connection:
-            if self._postgres:
-                await connection.execute(
-                    text("SELECT set_config('app.person_id', :person, true)"), {"person": person}
-                )
-            yield PersonMemory(connection, person, self._postgres)
+        with acting_for(person):
+            async with self._engine.begin() as connection:
+                yield PersonMemory(connection, person, self._postgres)
 
     async def people(self) -> list[str]:
-        async with self._engine.connect() as connection:
-            rows = await connection.execute(select(memory_people.c.person))
+        """Everyone with a memory (the nightly pass)."""
+        async with AsyncSession(self._engine) as db:
+            rows = await database.across_people(
+                db, "memory_people_all", select(memory_people.c.person)
+            )
             return [row.person for row in rows]
 
     async def quiet_people(self, quiet_since: datetime) -> list[str]:
         """People who said nothing since `quiet_since` and spoke after their last consolidation."""
-        async with self._engine.connect() as connection:
-            rows = await connection.execute(
-                select(memory_people.c.person).where(
-                    memory_people.c.last_capture_at <= quiet_since,
-                    or_(
-                        memory_people.c.consolidated_at.is_(None),
-                        memory_people.c.consolidated_at < memory_people.c.last_capture_at,
-                    ),
-                )
+        quiet = select(memory_people.c.person).where(
+            memory_people.c.last_capture_at <= quiet_since,
+            or_(
+                memory_people.c.consolidated_at.is_(None),
+                memory_people.c.consolidated_at < memory_people.c.last_capture_at,
+            ),
+        )
+        async with AsyncSession(self._engine) as db:
+            rows = await database.across_people(
+                db, "memory_quiet_people", quiet, quiet_since=quiet_since
             )
             return [row.person for row in rows]
 
     async def claim_consolidation(self, person: str, until: datetime) -> bool:
         """True when this replica may consolidate the person now (no other one is)."""
         moment = utc_now()
-        async with self._engine.begin() as connection:
-            claimed = await connection.execute(
-                update(memory_people)
-                .where(
-                    memory_people.c.person == person,
-                    or_(
-                        memory_people.c.consolidating_until.is_(None),
-                        memory_people.c.consolidating_until < moment,
-                    ),
+        with acting_for(person):
+            async with self._engine.begin() as connection:
+                claimed = await connection.execute(
+                    update(memory_people)
+                    .where(
+                        memory_people.c.person == person,
+                        or_(
+                            memory_people.c.consolidating_until.is_(None),
+                            memory_people.c.consolidating_until < moment,
+                        ),
+                    )
+                    .values(consolidating_until=until)
                 )
-                .values(consolidating_until=until)
-            )
-            return claimed.rowcount == 1
+                return claimed.rowcount == 1
 
     async def consolidated(self, person: str, started: datetime) -> None:
-        async with self._engine.begin() as connection:
-            await connection.execute(
-                update(memory_people)
-                .where(memory_people.c.person == person)
-                .values(consolidated_at=started, consolidating_until=None)
-            )
+        with acting_for(person):
+            async with self._engine.begin() as connection:
+                await connection.execute(
+                    update(memory_people)
+                    .where(memory_people.c.person == person)
+                    .values(consolidated_at=started, consolidating_until=None)
+                )
 
 
 class PersonMemory:

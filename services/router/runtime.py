@@ -22,7 +22,12 @@ VERSION_TABLE = "alembic_version_router"
 
 
 def migrate(settings: RouterSettings) -> None:
-    database.migrate(database.sync_url(settings, NAME), "router.migrations", VERSION_TABLE)
+    database.migrate(
+        database.sync_url(settings, NAME),
+        "router.migrations",
+        VERSION_TABLE,
+        settings.database_service_password,
+    )
 
 
 @contextlib.asynccontextmanager
@@ -33,7 +38,7 @@ async def open_router(
     if embedder is None:
         embedder = await asyncio.to_thread(get_embedder)
     scorer = Scorer(Weights.load(), MODEL_ID, embedder.dim)
-    engine = database.open_engine(database.sync_url(settings, NAME))
+    engine = database.service_engine(settings, NAME)
     vectors = await open_vector_store(settings, embedder.dim, NAME)
     model = model_client_for(settings)
 

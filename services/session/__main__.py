@@ -33,14 +33,17 @@ NAME = "session"
 
 def migrate(settings: SessionSettings) -> None:
     database.migrate(
-        database.sync_url(settings, NAME), "session.migrations", "alembic_version_session"
+        database.sync_url(settings, NAME),
+        "session.migrations",
+        "alembic_version_session",
+        settings.database_service_password,
     )
 
 
 @contextlib.asynccontextmanager
 async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
-    url = database.sync_url(settings, NAME)
-    engine = database.open_engine(url)
+    url = database.service_url(settings, NAME)
+    engine = database.service_engine(settings, NAME)
     db = database.sessionmaker(engine)
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
     feed = Feed(settings.poll_s)

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import conversations, messages, updates
 from violet.clock import Clock, utc_now
+from violet.database import across_people
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,9 @@ class Conversations:
         died mid-turn, say)."""
         unanswered = select(messages.c.conversation_id).where(messages.c.answered.is_(False))
         untold = select(updates.c.conversation_id).where(updates.c.told_seq.is_(None))
+        waiting = select(conversations.c.id, conversations.c.person).where(
+            conversations.c.id.in_(unanswered.union(untold))
+        )
         async with self._database() as db:
-            rows = await db.execute(
-                select(conversations.c.id, conversations.c.person).where(
-                    conversations.c.id.in_(unanswered.union(untold))
-                )
-            )
+            rows = await across_people(db, "session_waiting_conversations", waiting)
             return [Conversation(row.id, row.person) for row in rows]

@@ -25,7 +25,7 @@ from session.turn import MainSession
 from session.turn_context import TurnContext, load_turn_context
 from session.updates import Update
 from violet.faults import fault_point
-from violet.identity import Identity, service_identity
+from violet.identity import Identity, acting_for, service_identity
 from violet.leases import Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
 from violet.models import JsonObject
@@ -112,11 +112,12 @@ class TurnRunner:
 
     async def _drain(self, conversation: Conversation) -> None:
         try:
-            while True:
-                self._again.discard(conversation.id)
-                await self._answer_waiting(conversation)
-                if conversation.id not in self._again:
-                    return
+            with acting_for(conversation.person):  # a sweep's turn is the person's too
+                while True:
+                    self._again.discard(conversation.id)
+                    await self._answer_waiting(conversation)
+                    if conversation.id not in self._again:
+                        return
         except Exception:
             ERRORS.add(1, {"violet.error.where": "turn"})
             log.exception("turn failed; the sweep will try again")

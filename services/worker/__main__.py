@@ -34,7 +34,12 @@ VERSION_TABLE = "alembic_version_worker"
 
 
 def migrate(settings: WorkerSettings) -> None:
-    database.migrate(database.sync_url(settings, NAME), "worker.migrations", VERSION_TABLE)
+    database.migrate(
+        database.sync_url(settings, NAME),
+        "worker.migrations",
+        VERSION_TABLE,
+        settings.database_service_password,
+    )
 
 
 def open_sandbox(settings: WorkerSettings, limits: Limits) -> Sandbox:
@@ -59,7 +64,7 @@ async def _close(sandbox: Sandbox) -> None:
 
 @contextlib.asynccontextmanager
 async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
-    engine = database.open_engine(database.sync_url(settings, NAME))
+    engine = database.service_engine(settings, NAME)
     store = WorkStore(database.sessionmaker(engine))
     secret = resolve_secret(settings.secret, settings.home)
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"

@@ -17,7 +17,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from violet.channels import Peers
 from violet.faults import fault_point
-from violet.identity import service_identity
+from violet.identity import acting_for, service_identity
 from violet.models import JsonObject
 from violet.v1 import deeds_pb2, router_pb2, router_pb2_grpc, session_pb2, session_pb2_grpc
 from worker.store.outbox import Outbox, Outgoing
@@ -72,13 +72,14 @@ class Reporter:
 
     async def send_due(self) -> None:
         for outgoing in await self._outbox.due():
-            try:
-                await self._send(outgoing)
-            except grpc.aio.AioRpcError as error:
-                await self._failed(outgoing, error)
-            else:
-                fault_point("worker.update_delivered")
-                await self._outbox.sent(outgoing.id)
+            with acting_for(outgoing.person):
+                try:
+                    await self._send(outgoing)
+                except grpc.aio.AioRpcError as error:
+                    await self._failed(outgoing, error)
+                else:
+                    fault_point("worker.update_delivered")
+                    await self._outbox.sent(outgoing.id)
 
     async def _send(self, outgoing: Outgoing) -> None:
         metadata = self._metadata(outgoing.person)

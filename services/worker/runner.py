@@ -12,6 +12,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from violet.identity import acting_for
 from worker.agent import WorkAgent
 from worker.store import WorkStore
 from worker.store.work_sessions import WorkSession
@@ -84,7 +85,8 @@ class WorkRunner:
             if work_session_id in self._tasks or moment - loaded.last_turn < self._idle_s:
                 continue
             del self._loaded[work_session_id]
-            await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
+            with acting_for(loaded.work_session.person):
+                await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
             log.info("work session unloaded", extra={"topic": work_session_id})
 
     async def stop(self, grace_s: float) -> None:
@@ -96,22 +98,24 @@ class WorkRunner:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
-        for work_session_id in list(self._loaded):
-            await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
+        for work_session_id, loaded in list(self._loaded.items()):
+            with acting_for(loaded.work_session.person):
+                await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
         self._loaded.clear()
 
     async def _drain(self, work_session_id: str, person: str) -> None:
         try:
             slot = self._per_person.setdefault(person, asyncio.Semaphore(self._per_person_limit))
-            async with slot, self._overall:
-                while not self._stopping:
-                    self._again.discard(work_session_id)
-                    async with self._lease.holding(work_session_id) as held:
-                        if not held:
-                            return  # another replica runs it, and sees what is new
-                        await self._run(work_session_id)
-                    if work_session_id not in self._again:
-                        return
+            with acting_for(person):  # a sweep's work is the person's too
+                async with slot, self._overall:
+                    while not self._stopping:
+                        self._again.discard(work_session_id)
+                        async with self._lease.holding(work_session_id) as held:
+                            if not held:
+                                return  # another replica runs it, and sees what is new
+                            await self._run(work_session_id)
+                        if work_session_id not in self._again:
+                            return
         except Exception:
             log.exception(
                 "work step failed; the sweep tries again", extra={"topic": work_session_id}

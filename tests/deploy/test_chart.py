@@ -33,6 +33,7 @@ SECRET_KEYS = {
     "ANTHROPIC_API_KEY",
     "VIOLET_SECRET",
     "VIOLET_DATABASE_URL",
+    "VIOLET_DATABASE_SERVICE_PASSWORD",
     "VIOLET_SMTP_URL",
     "VIOLET_QDRANT_API_KEY",
     "QDRANT__SERVICE__API_KEY",
@@ -522,6 +523,22 @@ def test_worker_workspaces_live_on_a_kept_persistent_volume_claim() -> None:
     # A ReadWriteOnce claim attaches to one node, so the replicas are kept together.
     [term] = pod["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert term["labelSelector"]["matchLabels"]["app.kubernetes.io/component"] == "worker"
+
+
+def test_services_and_their_migrations_get_the_password_of_the_services_own_roles() -> None:
+    rendered = render({})
+    password = decoded(rendered.named("Secret", RELEASE))["VIOLET_DATABASE_SERVICE_PASSWORD"]
+    assert (
+        len(password) >= 32
+        and password not in decoded(rendered.named("Secret", RELEASE))["VIOLET_DATABASE_URL"]
+    )
+    migrating = [
+        *(rendered.deployment(name)["spec"]["template"] for name in MIGRATING),
+        rendered.named("Job", f"{RELEASE}-migrate")["spec"]["template"],
+    ]
+    for pod in migrating:
+        for container in containers(pod["spec"]):
+            assert "VIOLET_DATABASE_SERVICE_PASSWORD" in env_of(container), container["name"]
 
 
 def test_memory_sleep_pass_is_a_cron_job_of_the_memory_image(rendered: Rendered) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -14,16 +15,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.runtime import migrate
 from memory.settings import MemorySettings
-from memory.store import FACT, SERVICE_ROLE, Item, MemoryStore, new_item_id, open_memory_engine
+from memory.store import FACT, Item, MemoryStore, NewTurn, new_item_id, open_memory_engine
 from memory.tables import memory_items
 from tests.support.postgres import fresh_schema
 from violet import database
 
 AT = datetime(2025, 5, 1, tzinfo=UTC)
+SERVICE_ROLE = database.service_role("memory")
 
 
 @pytest.fixture
-def url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def url(tmp_path: Path) -> Iterator[str]:
     with fresh_schema() as schema_url:
         migrate(MemorySettings(home=tmp_path, database_url=schema_url))
         yield schema_url
@@ -31,7 +33,7 @@ def url(tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 async def engine(url: str) -> AsyncIterator[AsyncEngine]:
-    opened = open_memory_engine(database.sync_url(MemorySettings(database_url=url), "memory"))
+    opened = open_memory_engine(database.service_engine(MemorySettings(database_url=url), "memory"))
     yield opened
     await opened.dispose()
 
@@ -140,3 +142,21 @@ async def test_an_id_of_another_person_finds_nothing(engine: AsyncEngine) -> Non
     async with MemoryStore(engine).of("ann") as memory:
         assert await memory.get(bobs.id) is None
         assert await memory.page() == []
+
+
+async def test_consolidation_finds_its_people_only_through_the_owners_scan_functions(
+    engine: AsyncEngine,
+) -> None:
+    store = MemoryStore(engine)
+    for person in ("ann", "bob"):
+        async with store.of(person) as memory:
+            await memory.add_turn(NewTurn("My cat is called Miso", "Noted.", (1,), AT))
+    async with engine.connect() as connection:
+        assert (await connection.execute(text("SELECT count(*) FROM memory_people"))).scalar() == 0
+    later = datetime.now(UTC) + timedelta(seconds=1)
+    assert sorted(await store.people()) == ["ann", "bob"]
+    assert sorted(await store.quiet_people(later)) == ["ann", "bob"]
+    assert await store.claim_consolidation("ann", later)
+    assert not await store.claim_consolidation("ann", later)
+    await store.consolidated("ann", later)
+    assert await store.quiet_people(later) == ["bob"]

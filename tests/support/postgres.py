@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import psycopg
+from sqlalchemy.engine import make_url
 
 from tests.support.ci import unavailable
 
@@ -43,3 +44,18 @@ def fresh_schema() -> Iterator[str]:
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextlib.contextmanager
+def fresh_database() -> Iterator[str]:
+    """Yields the URL of a new, empty database on the test server (as its superuser), so every
+    connection to it is the test's own."""
+    url = require_postgres()
+    name = "violet_test_" + secrets.token_hex(4)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield str(make_url(url).set(database=name).render_as_string(hide_password=False))
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")

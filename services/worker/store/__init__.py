@@ -3,7 +3,9 @@ conversation and its lease), the requests, the approvals and the outbox; and the
 each of which changes several parts in one transaction, so a worker that stops at any point
 resumes from exactly where it was.
 
-Every query names the person or a work session found through the person.
+Every query names the person or a work session found through the person. On PostgreSQL each
+transaction also names the person it acts for (`violet.database`); the sweep and the outbox
+learn who has something due from the owner's scan functions, which return ids and people only.
 """
 
 from __future__ import annotations

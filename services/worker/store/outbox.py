@@ -13,6 +13,8 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
+from violet.database import across_people
+from violet.identity import acting_for
 from violet.models import JsonObject
 from worker.store.encoding import as_json
 from worker.store.work_sessions import WorkSession
@@ -72,14 +74,27 @@ class Outbox:
         )
 
     async def due(self, limit: int = 50) -> list[Outgoing]:
+        """What is due to be sent, oldest first; each person's read as that person."""
+        moment = self._clock()
+        due = (
+            select(outbox.c.id, outbox.c.person)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_try_at <= moment)
+            .order_by(outbox.c.id)
+            .limit(limit)
+        )
         async with self._database() as db:
-            rows = await db.execute(
-                select(outbox)
-                .where(outbox.c.sent_at.is_(None))
-                .where(outbox.c.next_try_at <= self._clock())
-                .order_by(outbox.c.id)
-                .limit(limit)
-            )
+            found = await across_people(db, "worker_due_outbox", due, moment=moment, most=limit)
+        outgoing: list[Outgoing] = []
+        for person in dict.fromkeys(row.person for row in found):
+            ids = [row.id for row in found if row.person == person]
+            with acting_for(person):
+                outgoing += await self._read(ids)
+        return sorted(outgoing, key=lambda item: item.id)
+
+    async def _read(self, ids: list[int]) -> list[Outgoing]:
+        async with self._database() as db:
+            rows = await db.execute(select(outbox).where(outbox.c.id.in_(ids)))
             return [
                 Outgoing(r.id, r.person, r.topic, r.kind, r.key, json.loads(r.payload), r.attempts)
                 for r in rows

@@ -11,10 +11,12 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
-from violet.database import rows_changed
+from violet.database import across_people, rows_changed
 from violet.leases import Lease, LeaseColumns
 from violet.models import ModelMessage
 from worker.store.encoding import as_json
@@ -23,6 +25,10 @@ from worker.tables import approvals, work_messages, work_requests, work_sessions
 WORK_SESSION_LEASE = LeaseColumns(
     work_sessions.c.id, work_sessions.c.lease_holder, work_sessions.c.lease_until
 )
+
+
+def _new_topic() -> str:
+    return "t_" + secrets.token_hex(8)
 
 
 class HeldResult(TypedDict):
@@ -68,9 +74,22 @@ class WorkSessions:
                 return topic
             if owner is not None:
                 topic = ""
-        topic = topic or "t_" + secrets.token_hex(8)
-        await tx.execute(
-            insert(work_sessions).values(
+        topic = topic or _new_topic()
+        # A topic of another person's is hidden from this one by row-level security; its id is
+        # taken all the same, so the work opens under a new one.
+        while not await self._insert(tx, topic, person, title, moment):
+            topic = _new_topic()
+        return topic
+
+    @staticmethod
+    async def _insert(
+        tx: AsyncSession, topic: str, person: str, title: str, moment: datetime
+    ) -> bool:
+        """Makes the work session; False when its id is taken."""
+        postgres = tx.get_bind().dialect.name == "postgresql"
+        inserted = await tx.execute(
+            (postgres_insert if postgres else sqlite_insert)(work_sessions)
+            .values(
                 id=topic,
                 person=person,
                 title=title,
@@ -80,8 +99,10 @@ class WorkSessions:
                 held_results="{}",
                 loads=0,
             )
+            .on_conflict_do_nothing(index_elements=[work_sessions.c.id])
+            .returning(work_sessions.c.id)
         )
-        return topic
+        return inserted.first() is not None
 
     async def load(self, work_session_id: str, replica: str) -> WorkSession:
         """The work session with its whole model conversation, marked loaded by `replica`."""
@@ -128,17 +149,19 @@ class WorkSessions:
         answered = select(approvals.c.session_id).where(
             approvals.c.status.in_(("approved", "declined", "sending"))
         )
-        async with self._database() as db:
-            rows = await db.execute(
-                select(work_sessions.c.id, work_sessions.c.person)
-                .where(
-                    or_(
-                        work_sessions.c.id.in_(open_requests),
-                        work_sessions.c.id.in_(answered),
-                    )
+        moment = self._clock()
+        runnable = (
+            select(work_sessions.c.id, work_sessions.c.person)
+            .where(
+                or_(
+                    work_sessions.c.id.in_(open_requests),
+                    work_sessions.c.id.in_(answered),
                 )
-                .where(WORK_SESSION_LEASE.free(self._clock()))
             )
+            .where(WORK_SESSION_LEASE.free(moment))
+        )
+        async with self._database() as db:
+            rows = await across_people(db, "worker_runnable_sessions", runnable, moment=moment)
             return [(row.id, row.person) for row in rows]
 
     async def append(

@@ -200,6 +200,9 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- if and .Values.postgresql.enabled (not .Values.postgresql.password) }}
 {{- $_ := set .Values.postgresql "password" (get $existing "POSTGRES_PASSWORD" | b64dec | default (randAlphaNum 32)) }}
 {{- end }}
+{{- if not .Values.secrets.databaseServicePassword }}
+{{- $_ := set .Values.secrets "databaseServicePassword" (get $existing "VIOLET_DATABASE_SERVICE_PASSWORD" | b64dec | default (randAlphaNum 32)) }}
+{{- end }}
 {{- if and .Values.qdrant.enabled (not .Values.qdrant.apiKey) }}
 {{- $_ := set .Values.qdrant "apiKey" (get $existing "VIOLET_QDRANT_API_KEY" | b64dec | default (randAlphaNum 40)) }}
 {{- end }}
@@ -223,6 +226,7 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- include "violet.resolveSecrets" . -}}
 VIOLET_SECRET: {{ .Values.secrets.tokenSecret | b64enc | quote }}
 VIOLET_DATABASE_URL: {{ include "violet.databaseUrl" . | b64enc | quote }}
+VIOLET_DATABASE_SERVICE_PASSWORD: {{ .Values.secrets.databaseServicePassword | b64enc | quote }}
 {{- with .Values.secrets.anthropicApiKey }}
 ANTHROPIC_API_KEY: {{ . | b64enc | quote }}
 {{- end }}
@@ -288,7 +292,7 @@ VIOLET_OIDC_JWKS_URL: {{ . | quote }}
 Takes root, name, c, configMap, secret, and serving (whether it listens). */}}
 {{- define "violet.env" -}}
 {{- $root := .root }}
-{{- $optional := list "ANTHROPIC_API_KEY" "VIOLET_SMTP_URL" "VIOLET_QDRANT_API_KEY" -}}
+{{- $optional := list "ANTHROPIC_API_KEY" "VIOLET_SMTP_URL" "VIOLET_QDRANT_API_KEY" "VIOLET_DATABASE_SERVICE_PASSWORD" -}}
 envFrom:
   - configMapRef:
       name: {{ .configMap }}
