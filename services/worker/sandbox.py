@@ -165,23 +165,11 @@ class BubblewrapSandbox:
         except OSError as error:
             log.error("the sandbox cannot start", extra={"error": str(error)})
             raise SandboxUnavailable("Running code is not available just now.") from error
-        assert process.stdin and process.stdout and process.stderr
-        reading = asyncio.gather(capped_output(process.stdout), capped_output(process.stderr))
-        timed_out = False
-        try:
-            process.stdin.write(code.encode())
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                await process.stdin.drain()
-            process.stdin.close()
-            await asyncio.wait_for(process.wait(), self.limits.timeout_s)
-        except TimeoutError:
-            timed_out = True
-        finally:
-            if process.returncode is None:
-                # Ending bwrap ends everything inside: the program is its pid namespace's init.
-                process.kill()
-                await process.wait()
-        stdout, stderr = await reading
+        # Killing bwrap at the time limit ends everything inside: the program is its pid
+        # namespace's init.
+        stdout, stderr, timed_out = await feed_and_wait(
+            process, code.encode(), self.limits.timeout_s
+        )
         if process.returncode != 0 and stderr.startswith("bwrap:"):
             log.error("the sandbox failed", extra={"error": stderr.strip()})
             raise SandboxUnavailable("Running code is not available just now.")
@@ -208,6 +196,30 @@ class NoSandbox:
 
     async def run(self, code: str, folder: PersonFolder) -> RunOutcome:
         raise SandboxUnavailable("Running code is not set up on this server.")
+
+
+async def feed_and_wait(
+    process: asyncio.subprocess.Process, given: bytes, timeout_s: float
+) -> tuple[str, str, bool]:
+    """Writes `given` to the process's stdin and waits for it to end, killing it at the time
+    limit; its capped stdout and stderr, and whether it ran out of time."""
+    assert process.stdin and process.stdout and process.stderr
+    reading = asyncio.gather(capped_output(process.stdout), capped_output(process.stderr))
+    timed_out = False
+    try:
+        process.stdin.write(given)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await process.stdin.drain()
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), timeout_s)
+    except TimeoutError:
+        timed_out = True
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    stdout, stderr = await reading
+    return stdout, stderr, timed_out
 
 
 async def capped_output(stream: asyncio.StreamReader) -> str:

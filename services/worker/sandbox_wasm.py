@@ -40,7 +40,7 @@ from worker.sandbox import (
     Limits,
     RunOutcome,
     SandboxUnavailable,
-    capped_output,
+    feed_and_wait,
 )
 from worker.wasi_python import RUNTIME_SHA256, UNAVAILABLE
 
@@ -181,23 +181,10 @@ class WasmSandbox:
     async def _run_with(
         self, process: Process, code: str, work: Path, documents: Path
     ) -> RunOutcome:
-        assert process.stdin and process.stdout and process.stderr
-        reading = asyncio.gather(capped_output(process.stdout), capped_output(process.stderr))
         job = json.dumps({"work": str(work), "documents": str(documents)})
-        timed_out = False
-        try:
-            process.stdin.write(f"{job}\n".encode() + code.encode())
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                await process.stdin.drain()
-            process.stdin.close()
-            await asyncio.wait_for(process.wait(), self.limits.timeout_s)
-        except TimeoutError:
-            timed_out = True
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
-        stdout, stderr = await reading
+        stdout, stderr, timed_out = await feed_and_wait(
+            process, f"{job}\n".encode() + code.encode(), self.limits.timeout_s
+        )
         if process.returncode == UNAVAILABLE:
             log.error("the sandbox failed", extra={"error": stderr.strip()})
             self._prepared = False  # its cache may be gone: the next run prepares again
