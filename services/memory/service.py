@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 
 import grpc
@@ -36,6 +36,17 @@ def _page(items: Sequence[Item]) -> memory_pb2.ListReply:
             for item in items
         ]
     )
+
+
+async def _page_after(
+    context: grpc.aio.ServicerContext[memory_pb2.ItemRequest, memory_pb2.ListReply],
+    change: Awaitable[Sequence[Item]],
+) -> memory_pb2.ListReply:
+    """The page once `change` to one item is made; NOT_FOUND where the person has no such item."""
+    try:
+        return _page(await change)
+    except UnknownItem:
+        await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
 
 
 class MemoryService(memory_pb2_grpc.MemoryServicer):
@@ -117,10 +128,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
         context: grpc.aio.ServicerContext[memory_pb2.ItemRequest, memory_pb2.ListReply],
     ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
-        try:
-            return _page(await self._memory.page.forget(identity.person, request.item))
-        except UnknownItem:
-            await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
+        return await _page_after(context, self._memory.page.forget(identity.person, request.item))
 
     async def Restore(
         self,
@@ -128,10 +136,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
         context: grpc.aio.ServicerContext[memory_pb2.ItemRequest, memory_pb2.ListReply],
     ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
-        try:
-            return _page(await self._memory.page.restore(identity.person, request.item))
-        except UnknownItem:
-            await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
+        return await _page_after(context, self._memory.page.restore(identity.person, request.item))
 
     async def ForgetAll(
         self,
