@@ -113,6 +113,17 @@ def migrate(
     command.upgrade(config, "head")
 
 
+def migrate_service(settings: CommonSettings, service: str) -> None:
+    """`migrate` for a service that keeps its migrations in `SERVICE.migrations` and their
+    version in `alembic_version_SERVICE`, on its configured database."""
+    migrate(
+        sync_url(settings, service),
+        f"{service}.migrations",
+        f"alembic_version_{service}",
+        settings.database_service_password,
+    )
+
+
 def open_engine(url: URL, pool_size: int = 5, max_overflow: int = 5) -> AsyncEngine:
     engine = create_async_engine(
         async_url(url), pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow

@@ -22,16 +22,10 @@ from violet.models import ModelClient, model_client_for
 from violet.vectors import VectorStore, open_vector_store
 
 NAME = "memory"
-VERSION_TABLE = "alembic_version_memory"
 
 
 def migrate(settings: MemorySettings) -> None:
-    database.migrate(
-        database.sync_url(settings, NAME),
-        "memory.migrations",
-        VERSION_TABLE,
-        settings.database_service_password,
-    )
+    database.migrate_service(settings, NAME)
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,10 @@ from violet.models import model_client_for
 from violet.vectors import open_vector_store
 
 NAME = "router"
-VERSION_TABLE = "alembic_version_router"
 
 
 def migrate(settings: RouterSettings) -> None:
-    database.migrate(
-        database.sync_url(settings, NAME),
-        "router.migrations",
-        VERSION_TABLE,
-        settings.database_service_password,
-    )
+    database.migrate_service(settings, NAME)
 
 
 @contextlib.asynccontextmanager

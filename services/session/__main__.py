@@ -32,12 +32,7 @@ NAME = "session"
 
 
 def migrate(settings: SessionSettings) -> None:
-    database.migrate(
-        database.sync_url(settings, NAME),
-        "session.migrations",
-        "alembic_version_session",
-        settings.database_service_password,
-    )
+    database.migrate_service(settings, NAME)
 
 
 @contextlib.asynccontextmanager

@@ -30,16 +30,10 @@ from worker.toolbox import Toolbox
 from worker.web import Web
 
 NAME = "worker"
-VERSION_TABLE = "alembic_version_worker"
 
 
 def migrate(settings: WorkerSettings) -> None:
-    database.migrate(
-        database.sync_url(settings, NAME),
-        "worker.migrations",
-        VERSION_TABLE,
-        settings.database_service_password,
-    )
+    database.migrate_service(settings, NAME)
 
 
 def open_sandbox(settings: WorkerSettings, limits: Limits) -> Sandbox:
