@@ -10,12 +10,10 @@ one JSON object.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from memory.runtime import migrate, open_memory
 from memory.settings import MemorySettings
 from memory.store import NewTurn
 from violet.models import JsonObject
+from violet_cli.evaluation import on_fresh_stores
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 3, 5)
@@ -156,9 +155,6 @@ def _report(hits: dict[str, dict[int, list[bool]]], latencies_ms: list[float]) -
 def eval_memory(path: str) -> JsonObject:
     """Runs the evaluation on fresh stores; prints the report as the last stdout line."""
     conversations = load_locomo(path)
-    with tempfile.TemporaryDirectory(prefix="violet-eval-memory-") as home:
-        settings = MemorySettings(home=Path(home), database_url="", qdrant_url="")
-        migrate(settings)
-        report = asyncio.run(_evaluate(conversations, settings))
-    print(json.dumps(report))
-    return report
+    return on_fresh_stores(
+        "memory", MemorySettings, migrate, lambda settings: _evaluate(conversations, settings)
+    )

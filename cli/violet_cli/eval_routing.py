@@ -18,13 +18,10 @@ The last stdout line is the JSON object of these figures.
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from router.cards import ACTIVE_FOR
 from router.cases import NEW, Case, load_cases
@@ -33,6 +30,7 @@ from router.settings import RouterSettings
 from router.training import Memo
 from violet.embedder import get_embedder
 from violet.models import JsonObject
+from violet_cli.evaluation import on_fresh_stores
 
 PROGRESS_EVERY = 100
 
@@ -108,9 +106,6 @@ async def _evaluate(cases: list[Case], settings: RouterSettings) -> JsonObject:
 def eval_routing(path: str) -> JsonObject:
     """Runs the evaluation on fresh stores; prints the report as the last stdout line."""
     cases = load_cases(path)
-    with tempfile.TemporaryDirectory(prefix="violet-eval-routing-") as home:
-        settings = RouterSettings(home=Path(home), database_url="", qdrant_url="")
-        migrate(settings)
-        report = asyncio.run(_evaluate(cases, settings))
-    print(json.dumps(report))
-    return report
+    return on_fresh_stores(
+        "routing", RouterSettings, migrate, lambda settings: _evaluate(cases, settings)
+    )
