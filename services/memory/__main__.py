@@ -19,6 +19,7 @@ from memory.service import MemoryService
 from memory.settings import MemorySettings
 from violet.identity import resolve_secret
 from violet.server import Command, Hosted, run, start
+from violet.tasks import cancel_all
 from violet.unavailable import DependencyUnavailable
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
@@ -42,8 +43,7 @@ async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
         try:
             yield Hosted(register)
         finally:
-            quiet.cancel()
-            await asyncio.gather(quiet, return_exceptions=True)
+            await cancel_all([quiet])
 
 
 async def sleep(settings: MemorySettings) -> int:

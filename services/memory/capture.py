@@ -29,6 +29,7 @@ from memory.subjects import subject_of
 from violet.clock import utc_now
 from violet.embedder import Embedder
 from violet.models import ModelClient, ModelError, origin
+from violet.tasks import cancel_all
 from violet.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -84,9 +85,7 @@ class Capturer:
             await asyncio.shield(self._passes[person])
 
     async def stop(self) -> None:
-        for task in self._passes.values():
-            task.cancel()
-        await asyncio.gather(*self._passes.values(), return_exceptions=True)
+        await cancel_all(self._passes.values())
 
     async def _passes_for(self, person: str) -> None:
         try:

@@ -26,6 +26,7 @@ from violet.channels import Peers
 from violet.identity import resolve_secret
 from violet.models import model_client_for
 from violet.server import Hosted, run
+from violet.tasks import cancel_all
 from violet.v1 import session_pb2, session_pb2_grpc
 
 NAME = "session"
@@ -72,9 +73,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     try:
         yield Hosted(register, on_drain=feed.close)
     finally:
-        for task in background:
-            task.cancel()
-        await asyncio.gather(*background, return_exceptions=True)
+        await cancel_all(background)
         await runner.stop(settings.drain_s)
         await peers.close()
         await model.aclose()

@@ -29,6 +29,7 @@ from violet.identity import Identity, acting_for, service_identity
 from violet.leases import Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
 from violet.models import JsonObject
+from violet.tasks import end_within
 from violet.telemetry import context_from, span_context_from
 
 log = logging.getLogger(__name__)
@@ -104,11 +105,7 @@ class TurnRunner:
         """Lets turns under way finish (and release their locks) for up to `grace_s`."""
         self._stopping = True
         running = [*self._tasks.values(), *self._captures]
-        if running:
-            await asyncio.wait(running, timeout=grace_s)
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        await end_within(running, grace_s)
 
     async def _drain(self, conversation: Conversation) -> None:
         try:

@@ -15,6 +15,7 @@ from violet.channels import Peers
 from violet.identity import resolve_secret
 from violet.models import model_client_for
 from violet.server import Hosted, run
+from violet.tasks import cancel_all
 from violet.v1 import worker_pb2, worker_pb2_grpc
 from worker.agent import WorkAgent
 from worker.folders import Folders
@@ -118,9 +119,7 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
     try:
         yield Hosted(register)
     finally:
-        for task in background:
-            task.cancel()
-        await asyncio.gather(*background, return_exceptions=True)
+        await cancel_all(background)
         await runner.stop(settings.drain_s)
         await _close(sandbox)
         await peers.close()

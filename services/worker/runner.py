@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from violet.identity import acting_for
+from violet.tasks import end_within
 from worker.agent import WorkAgent
 from worker.store import WorkStore
 from worker.store.work_sessions import WorkSession
@@ -93,11 +94,7 @@ class WorkRunner:
         """Lets steps under way end for up to `grace_s`; the rest resume at the next start."""
         self._stopping = True
         running = list(self._tasks.values())
-        if running:
-            await asyncio.wait(running, timeout=grace_s)
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        await end_within(running, grace_s)
         for work_session_id, loaded in list(self._loaded.items()):
             with acting_for(loaded.work_session.person):
                 await self._store.work_sessions.mark_unloaded(work_session_id, self._replica)
