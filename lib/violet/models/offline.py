@@ -4,9 +4,10 @@ interface and answering in the same shapes as the real one."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
-from violet.models.accounting import LEDGER, UsageLedger, model_call
+from violet.models.accounting import LEDGER, CallRecord, UsageLedger, model_call
 from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
 from violet.models.cache import system_text
 from violet.models.errors import ModelRejected
@@ -30,6 +31,22 @@ class OfflineModelClient:
     def __init__(self, *, ledger: UsageLedger | None = None) -> None:
         self.ledger = ledger or LEDGER
 
+    @contextmanager
+    def _call(
+        self, person: str, call: str, system: System | None, messages: list[ModelMessage]
+    ) -> Iterator[CallRecord]:
+        """One call of the stand-in, accounted like a real one: it never needs a retry."""
+        with model_call(
+            ledger=self.ledger,
+            person=person,
+            call=call,
+            model=OFFLINE_MODEL,
+            system=system,
+            messages=messages,
+        ) as record:
+            record.attempts = 1
+            yield record
+
     async def reply(
         self,
         *,
@@ -39,15 +56,7 @@ class OfflineModelClient:
         tools: Sequence[Tool],
         person: str,
     ) -> Reply:
-        with model_call(
-            ledger=self.ledger,
-            person=person,
-            call=f"reply.{tier}",
-            model=OFFLINE_MODEL,
-            system=system,
-            messages=messages,
-        ) as record:
-            record.attempts = 1
+        with self._call(person, f"reply.{tier}", system, messages) as record:
             offered = {tool.name for tool in tools}
             instructions = system_text(system)
             content = respond(tier=tier, system=instructions, messages=messages, offered=offered)
@@ -61,15 +70,7 @@ class OfflineModelClient:
         self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
     ) -> JsonObject:
         messages: list[ModelMessage] = [{"role": "user", "content": prompt}]
-        with model_call(
-            ledger=self.ledger,
-            person=person,
-            call=f"structured.{name}",
-            model=OFFLINE_MODEL,
-            system=None,
-            messages=messages,
-        ) as record:
-            record.attempts = 1
+        with self._call(person, f"structured.{name}", None, messages) as record:
             try:
                 answer = structured_answer(name, prompt)
             except KeyError as error:
