@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, overload
 
+from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy import DateTime
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
@@ -16,6 +17,13 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def timestamp(moment: datetime) -> Timestamp:
+    """The moment as a protobuf Timestamp, for a message."""
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
 
 
 @overload

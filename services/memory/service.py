@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from memory.deeds import MAX_DEEDS, UnfitDeed, from_proto
 from memory.page import UnknownItem
 from memory.runtime import Memory
 from memory.store import Item, NewTurn
-from violet.clock import utc_now
+from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
 from violet.metrics import CAPTURES, RECALLS
 from violet.v1 import memory_pb2, memory_pb2_grpc
@@ -21,17 +20,11 @@ RECALL_LIMIT = 3
 MAX_CAPTURED_CHARS = 64_000
 
 
-def _timestamp(moment: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
-
-
 def _page(items: Sequence[Item]) -> memory_pb2.ListReply:
     return memory_pb2.ListReply(
         items=[
             memory_pb2.MemoryItem(
-                item=item.id, text=item.text, origin=item.origin, at=_timestamp(item.created_at)
+                item=item.id, text=item.text, origin=item.origin, at=timestamp(item.created_at)
             )
             for item in items
         ]
@@ -75,7 +68,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                     text=r.item.text,
                     score=r.score,
                     origin=r.item.origin,
-                    at=_timestamp(r.item.created_at),
+                    at=timestamp(r.item.created_at),
                 )
                 for r in recalled
             ]

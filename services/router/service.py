@@ -5,12 +5,11 @@ from __future__ import annotations
 from datetime import UTC
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from router.cards import Card
 from router.routing import Router
 from router.store import Decision
-from violet.clock import utc_now
+from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
 from violet.v1 import router_pb2, router_pb2_grpc
 
@@ -20,8 +19,6 @@ MAX_DECISIONS = 200
 
 
 def to_message(decision: Decision) -> router_pb2.RouteDecision:
-    at = Timestamp()
-    at.FromDatetime(decision.at)
     return router_pb2.RouteDecision(
         topic=decision.topic,
         candidates=decision.candidates,
@@ -29,7 +26,7 @@ def to_message(decision: Decision) -> router_pb2.RouteDecision:
         pick=decision.pick,
         confidence=decision.confidence,
         reason=decision.reason,
-        at=at,
+        at=timestamp(decision.at),
         request=decision.request,
         opening=decision.opening,
     )

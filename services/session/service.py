@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 
 import grpc
 from google.protobuf.json_format import MessageToDict
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from session.conversations import Conversation
 from session.feed import Feed
 from session.runner import TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
+from violet.clock import timestamp
 from violet.identity import authenticate
 from violet.v1 import session_pb2, session_pb2_grpc
 
@@ -22,14 +22,12 @@ MAX_CLIENT_ID = 1_024
 
 
 def to_event(message: Message) -> session_pb2.ConversationEvent:
-    at = Timestamp()
-    at.FromDatetime(message.at)
     return session_pb2.ConversationEvent(
         message=session_pb2.ConversationMessage(
             seq=message.seq,
             author=message.author,
             text=message.text,
-            at=at,
+            at=timestamp(message.at),
             reply_to=message.reply_to if message.author == "violet" and message.reply_to else "",
         )
     )

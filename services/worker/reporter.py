@@ -13,9 +13,9 @@ from datetime import datetime
 
 import grpc
 from google.protobuf.json_format import ParseDict
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from violet.channels import Peers
+from violet.clock import timestamp
 from violet.faults import fault_point
 from violet.identity import acting_for, service_identity
 from violet.models import JsonObject
@@ -122,8 +122,6 @@ class Reporter:
 
 
 def topic_card(payload: JsonObject) -> router_pb2.TopicCard:
-    last_active = Timestamp()
-    last_active.FromDatetime(datetime.fromisoformat(payload["last_active"]))
     return router_pb2.TopicCard(
         topic=payload["topic"],
         title=payload["title"],
@@ -131,5 +129,5 @@ def topic_card(payload: JsonObject) -> router_pb2.TopicCard:
         entities=payload["entities"],
         last_request=payload["last_request"],
         last_outcome=payload["last_outcome"],
-        last_active=last_active,
+        last_active=timestamp(datetime.fromisoformat(payload["last_active"])),
     )
