@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from session.conversations import Conversation
 from session.pins import check_in, overdue
 from session.store import ConversationStore
-from session.turn_context import TurnContext
+from session.turn_context import TurnContext, person_language
 from session.window import Window
-from violet.language import detect
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
 
@@ -48,7 +47,7 @@ class Fold:
         if not self._window.fold_due(len(live)):
             return FoldResult(folded=False)
         older, carried = self._window.split(live)
-        language = detect([m.text for m in live if m.author == "you"])
+        language = person_language(live)
         carry_from = carried[0].seq if carried else live[-1].seq + 1
         promises = await self._store.pins.open(conversation.id, "promise")
         try:

@@ -13,11 +13,11 @@ from session.effects import CallKeys
 from session.memory_client import MemoryClient
 from session.pins import Pins, pinned
 from session.transcript import Message
-from session.turn_context import TurnContext
+from session.turn_context import TurnContext, person_language
 from session.updates import Update
 from session.window import Window
 from violet.identity import Identity
-from violet.language import detect, phrase
+from violet.language import phrase
 from violet.metrics import ERRORS
 from violet.models import ModelClient, ModelError, ModelMessage, Reply, TextBlock
 from violet.models.tools import MAIN_TOOLS
@@ -100,15 +100,15 @@ class MainSession:
         span.set_attribute("violet.turn.pinned_items", len(shown))
         span.set_attribute("violet.turn.open_items", len(open_pins))
         span.set_attribute("violet.turn.memory_items", len(remembered))
-        apology = phrase(APOLOGY, detect([m.text for m in live if m.author == "you"]))
         try:
-            return await self._converse(conversation, identity, system, messages, keys) or apology
+            answer = await self._converse(conversation, identity, system, messages, keys)
         except ModelError as error:
             ERRORS.add(1, {"violet.error.where": "main model"})
             log.warning(
                 "main model failed; the person is asked to retry", extra={"error": str(error)}
             )
-            return apology
+            answer = ""
+        return answer or phrase(APOLOGY, person_language(live))
 
     async def _converse(
         self,

@@ -10,6 +10,7 @@ from session.model_conversations import ModelConversation
 from session.store import ConversationStore
 from session.transcript import Message
 from violet.identity import Identity
+from violet.language import detect
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,11 @@ class TurnContext:
         Nothing else joins the live messages meanwhile: the turn holds the conversation's lock,
         and the fold runs only when no message of the person waits."""
         return replace(self, live=[*self.live, stored])
+
+
+def person_language(messages: list[Message]) -> str:
+    """The language the person writes in, from their own messages among `messages`."""
+    return detect([m.text for m in messages if m.author == "you"])
 
 
 async def load_turn_context(

@@ -228,13 +228,13 @@ class WorkAgent:
     ) -> bool:
         """Runs the calls that have no result yet; False while one waits for the person."""
         waiting = False
+        asker = await self._asker(work_session)  # the requests stay the same for the whole step
         for call in calls:
             if call.id in work_session.held:
                 continue
             if call.name == t.SEND_EMAIL:
-                waiting |= not await self._email(work_session, request, call)
+                waiting |= not await self._email(work_session, request, call, asker)
                 continue
-            asker = await self._asker(work_session)
             line = activity_line(call, detect(asker.requests))
             await self._reporter.activity(work_session.person, work_session.id, line)
             result = await self._run_tool(call, asker)
@@ -250,11 +250,12 @@ class WorkAgent:
         )
         return True
 
-    async def _email(self, work_session: WorkSession, request: Request, call: ToolCall) -> bool:
+    async def _email(
+        self, work_session: WorkSession, request: Request, call: ToolCall, asker: Asker
+    ) -> bool:
         """True once the email's outcome is the call's result; False while it waits."""
         approval = await self._store.approvals.of_call(work_session.id, call.id)
         if approval is None:
-            asker = await self._asker(work_session)
             line = activity_line(call, detect(asker.requests))
             await self._reporter.activity(work_session.person, work_session.id, line)
             checked = await self._run_tool(call, asker)
@@ -267,7 +268,7 @@ class WorkAgent:
             return False
         if approval.status == "approved":
             fault_point("worker.email_approved")
-            sending = phrase(SENDING, await self._language(work_session))
+            sending = phrase(SENDING, detect(asker.requests))
             await self._reporter.activity(work_session.person, work_session.id, sending)
             result = await self._toolbox.carry_out(approval)
         elif approval.status == "sending":
