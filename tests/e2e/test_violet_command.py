@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -28,19 +29,30 @@ def environment(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def running(environment: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    # Its own process group, so the five services it starts end with it whatever happens.
     stack = subprocess.Popen(
         [VIOLET, "run"],
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        start_new_session=True,
     )
     try:
         yield stack
     finally:
-        if stack.poll() is None:
-            stack.kill()
-            stack.wait()
+        stop_all(stack)
+
+
+def stop_all(stack: subprocess.Popen[str]) -> None:
+    """Ctrl-C as a person would; the whole group is killed only if that does not end it."""
+    if stack.poll() is None:
+        stack.send_signal(signal.SIGINT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            stack.wait(timeout=30)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(stack.pid, signal.SIGKILL)
+    stack.wait()
 
 
 def test_run_is_ready_chat_holds_a_conversation_ctrl_c_stops_all_and_run_starts_again_at_once(
@@ -80,7 +92,12 @@ def test_run_is_ready_chat_holds_a_conversation_ctrl_c_stops_all_and_run_starts_
 
     # Started again at once: the connections just closed wait in TIME_WAIT, and do not count.
     again = subprocess.Popen(
-        [VIOLET, "run"], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [VIOLET, "run"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         assert again.stdout is not None and again.stderr is not None
@@ -88,9 +105,7 @@ def test_run_is_ready_chat_holds_a_conversation_ctrl_c_stops_all_and_run_starts_
         again.send_signal(signal.SIGINT)
         assert again.wait(timeout=60) == 0, again.stderr.read()
     finally:
-        if again.poll() is None:
-            again.kill()
-            again.wait()
+        stop_all(again)
 
 
 def test_chat_keeps_commands_to_itself_and_asks_before_forgetting_everything(
