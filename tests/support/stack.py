@@ -100,17 +100,28 @@ class Stack:
 
     def start(self, *names: str, env: dict[str, str] | None = None) -> None:
         for name in names or SERVICES:
-            log = (self.home / "logs" / f"{name}.log").open("ab")
-            self.processes[name] = subprocess.Popen(
-                [sys.executable, "-m", name],
-                env={**self.env, **(env or {})},
-                stdout=log,
-                stderr=log,
-            )
+            self._spawn(name, name, env or {})
         self.wait_ready(*(names or SERVICES))
 
+    def start_replica(self, service: str, replica: str, env: dict[str, str] | None = None) -> str:
+        """Starts one more replica of `service` on a port of its own, as a second pod would run;
+        returns its name (`service-replica`), by which `address`, `stop` and `log` know it."""
+        name = f"{service}-{replica}"
+        self.ports[name] = free_port()
+        own = {f"VIOLET_{service.upper()}_ADDR": self.address(name), "VIOLET_REPLICA": replica}
+        self._spawn(name, service, {**own, **(env or {})})
+        self.wait_ready(name)
+        return name
+
+    def _spawn(self, name: str, service: str, env: dict[str, str]) -> None:
+        log = (self.home / "logs" / f"{name}.log").open("ab")
+        self.processes[name] = subprocess.Popen(
+            [sys.executable, "-m", service], env={**self.env, **env}, stdout=log, stderr=log
+        )
+
     def stop(self, *names: str) -> None:
-        for name in names or reversed(SERVICES):
+        replicas = [name for name in self.processes if name not in SERVICES]
+        for name in names or [*replicas, *reversed(SERVICES)]:
             process = self.processes.pop(name, None)
             if process and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -156,9 +167,10 @@ class Stack:
             time.sleep(0.1)
 
     def _healthy(self, name: str) -> bool:
-        if name == "gateway":
+        if name.startswith("gateway"):
             try:
-                return httpx.get(self.http_url + "/healthz", timeout=1).status_code == 200
+                url = f"http://{self.address(name)}/healthz"
+                return httpx.get(url, timeout=1).status_code == 200
             except httpx.HTTPError:
                 return False
         with grpc.insecure_channel(self.address(name)) as channel:
