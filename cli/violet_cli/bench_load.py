@@ -191,11 +191,11 @@ class Phone:
         """Says text; the answer's latency in ms and its text, or None if none came in time."""
         answer = self._answer(said_id)
         sent = time.perf_counter()
-        await self._socket.send(json.dumps({"type": "say", "id": said_id, "text": text}))
         try:
+            await self._socket.send(json.dumps({"type": "say", "id": said_id, "text": text}))
             arrived, said = await asyncio.wait_for(asyncio.shield(answer), ANSWER_TIMEOUT_S)
-        except TimeoutError:
-            return None
+        except (TimeoutError, websockets.ConnectionClosed):
+            return None  # counted as missing
         return (arrived - sent) * 1000, said
 
     async def close(self) -> None:
@@ -215,8 +215,9 @@ async def connect(url: str, token: str, gate: asyncio.Semaphore) -> Phone:
             url, open_timeout=CONNECT_TIMEOUT_S, ping_interval=None, max_queue=None
         )
         await socket.send(json.dumps({"type": "hello", "token": token, "since": 0}))
-        while json.loads(await socket.recv()).get("type") != "welcome":
-            continue
+        async with asyncio.timeout(CONNECT_TIMEOUT_S):
+            while json.loads(await socket.recv()).get("type") != "welcome":
+                continue
         return Phone(socket)
 
 
