@@ -33,6 +33,7 @@ from violet_cli.bench_load import (
     scripts,
     tally,
 )
+from violet_cli.main import main
 
 
 def stat(pid: int, command: str, parent: int, user: int, system: int, cu: int, cs: int) -> str:
@@ -230,3 +231,12 @@ def test_a_partial_run_replaces_its_sections_and_keeps_the_others() -> None:
     assert "Written long ago" not in document and "(turns, idle)" in document
     order = ["## Turns", "## Idle cost", "## Routing", "## Memory trust"]
     assert [document.index(h) for h in order] == sorted(document.index(h) for h in order)
+
+
+def test_violet_bench_refuses_an_unknown_section_before_running_anything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "--only", "load,everything"])
+    assert exited.value.code == 2
+    assert "no benchmark section everything" in capsys.readouterr().err
