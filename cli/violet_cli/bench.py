@@ -400,14 +400,15 @@ def run_benchmarks(data: str, out: str, only: str = "") -> int:
     JSON line with their figures."""
     data_dir, out_dir = Path(data), Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    document = out_dir / "benchmarks.md"
     fresh, summary = {}, {}
     for section in selected(only):
         measured = section.run(data_dir, out_dir)
         fresh[section.name] = measured.markdown
         summary.update(measured.summary)
-    document = out_dir / "benchmarks.md"
-    previous = document.read_text() if document.exists() else ""
-    document.write_text(merge(previous, fresh))
+        # Written after each section, so a long run that fails later keeps what it measured.
+        previous = document.read_text() if document.exists() else ""
+        document.write_text(merge(previous, fresh))
     print(json.dumps(summary))
     return 0
 
