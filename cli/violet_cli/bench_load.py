@@ -437,10 +437,17 @@ Each size runs on a fresh stack.
 {LOAD_HEADER}
 {rows}
 
-{_errors_line(found)}
+Each person says {CHATS + 2} things in about a minute, so {found[0].people if found else 0} people offer
+about {_offered(found[0].people) if found else 0:.1f} says/s: while the stack keeps up, turns/s is
+that rate, and beyond it, the stack's capacity. {_errors_line(found)}
 
 ![people at once](people-at-once.png)
 """
+
+
+def _offered(people: int) -> float:
+    """Says per second that many people offer, by the script's schedule."""
+    return people * (CHATS + 2) / (FIRST_SAY_WITHIN_S + GAP_S * (CHATS + 1))
 
 
 def _errors_line(found: Sequence[LoadFigures]) -> str:
@@ -521,7 +528,8 @@ service process's CPU time (user and system, its descendants included, from `/pr
 read before the first say and after the load, once background work has settled (the services
 together under {QUIET_SHARE:.0%} of a core; that took {found.settle_s:.0f} s), and divided by the
 turns answered. The bench client (the {found.people} websockets) shares the machine, so it is
-measured too. The reading spans {wall:.0f} s, connected but silent time included.
+measured too. The reading spans {wall:.0f} s, connected but silent time included (see the idle
+cost below). The router is asked only when work starts; these turns start none.
 
 | process | CPU ms per turn | share of the services' CPU | share of a core over the reading |
 |---|---:|---:|---:|
