@@ -429,6 +429,7 @@ def _load_row(f: LoadFigures) -> str:
 def render_load(found: Sequence[LoadFigures]) -> str:
     rows = "\n".join(_load_row(f) for f in found)
     load = max((f.load_average for f in found), default=0.0)
+    fewest = min((f.people for f in found), default=0)
     return f"""## People at once (`violet_cli.bench_load`)
 
 {measured_on(load)} {SCENARIO}
@@ -437,8 +438,8 @@ Each size runs on a fresh stack.
 {LOAD_HEADER}
 {rows}
 
-Each person says {CHATS + 2} things in about a minute, so {found[0].people if found else 0} people offer
-about {_offered(found[0].people) if found else 0:.1f} says/s: while the stack keeps up, turns/s is
+Each person says {CHATS + 2} things in about a minute, so {fewest} people offer
+about {_offered(fewest):.1f} says/s: while the stack keeps up, turns/s is
 that rate, and beyond it, the stack's capacity. {_errors_line(found)}
 
 ![people at once](people-at-once.png)
