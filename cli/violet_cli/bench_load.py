@@ -399,7 +399,8 @@ SCENARIO = (
     f"{GAP_S * (CHATS + 1):.0f} s and {CHATS} turns after the fact. Time is from sending `say` to "
     "the `message` that answers it. A fact counts as recalled when the answer quotes its value; "
     "every say should have exactly one answer (`reply_to`), counted over the phone protocol "
-    f"(a say unanswered after {ANSWER_TIMEOUT_S:.0f} s is missing)."
+    f"(a person waits at most {ANSWER_TIMEOUT_S:.0f} s for an answer before going on; a say still "
+    f"unanswered {LATE_ANSWERS_S:.0f} s after the last answer is missing)."
 )
 
 
