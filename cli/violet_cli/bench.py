@@ -12,11 +12,12 @@ import json
 import os
 import platform
 import socket
+import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from violet_cli.trust import CorpusWeb, Figures, measure
 from violet_cli.trust_corpus import corpus
 
 PEOPLE = 4
+SANDBOX_CACHE = Path(sys.prefix) / "violet-sandbox-cache"
 TURNS_EACH = 25
 READY_TIMEOUT_S = 120.0
 # The memory-trust corpus: another seed than the test suite's, so it is data the code was not
@@ -127,6 +129,8 @@ class LocalStack:
     settings: CommonSettings
     secret: str
     home: Path
+    # Each service's process id, for reading its CPU time.
+    pids: dict[str, int] = field(default_factory=dict)
 
     @property
     def live_url(self) -> str:
@@ -142,6 +146,8 @@ def local_stack(extra_env: dict[str, str] | None = None) -> Iterator[LocalStack]
     with tempfile.TemporaryDirectory(prefix="violet-bench-") as home:
         env = {f"VIOLET_{name.upper()}_ADDR": f"127.0.0.1:{_free_port()}" for name in SERVICES}
         env.update(VIOLET_HOME=home, VIOLET_SAYS_PER_MINUTE="100000", VIOLET_SAY_BURST="1000")
+        # The compiled sandbox interpreter outlives the stack: compiling it is not a turn's cost.
+        env.update(VIOLET_SANDBOX_CACHE_DIR=str(SANDBOX_CACHE))
         env.update(extra_env or {})
         env.pop("ANTHROPIC_API_KEY", None)
         os.environ.update(env)
@@ -154,7 +160,8 @@ def local_stack(extra_env: dict[str, str] | None = None) -> Iterator[LocalStack]
                 if time.monotonic() > deadline:
                     raise SystemExit("The stack did not become ready for the benchmark.")
                 time.sleep(0.2)
-            yield LocalStack(settings, secret, Path(home))
+            pids = {name: child.pid for name, child in children.items()}
+            yield LocalStack(settings, secret, Path(home), pids)
         finally:
             stop(children)
 
@@ -247,35 +254,162 @@ def _rolling(values: list[float], width: int) -> list[float]:
     return means
 
 
-def run_benchmarks(data: str, out: str) -> int:
-    data_dir, out_dir = Path(data), Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+@dataclass(frozen=True)
+class Measured:
+    """One section's part of the document, and its figures for the JSON summary line."""
+
+    markdown: str
+    summary: JsonObject
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str  # what `violet bench --only` names
+    heading: str  # how its part of benchmarks.md begins
+    run: Callable[[Path, Path], Measured]  # given the data folder and the output folder
+
+
+def _turns(data_dir: Path, out_dir: Path) -> Measured:
     turns, per_second = measure_turns()
     _plot(turns, out_dir / "turn-latency.png")
-    trust = measure_trust()
+    return Measured(
+        render_turns(turns, per_second),
+        {"turns": {"p50_ms": turns.percentile(50), "p99_ms": turns.percentile(99)}},
+    )
+
+
+def _load(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_load
+
+    found = bench_load.measure_load()
+    bench_load.plot_load(found, out_dir / "people-at-once.png")
+    return Measured(bench_load.render_load(found), {"load": [f.as_dict() for f in found]})
+
+
+def _goals(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_load
+
+    found = bench_load.measure_people(bench_load.GOAL_PEOPLE)
+    return Measured(bench_load.render_goal(found), {"goals": found.as_dict()})
+
+
+def _cpu(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_load
+
+    found = bench_load.measure_people(bench_load.CPU_PEOPLE)
+    per_turn = {name: round(ms, 1) for name, ms in found.cpu_per_turn_ms().items()}
+    return Measured(bench_load.render_cpu(found), {"cpu_ms_per_turn": per_turn})
+
+
+def _idle(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_load
+
+    found = bench_load.measure_idle()
+    shares = {name: round(share, 3) for name, share in found.cpu.core_share().items()}
+    return Measured(bench_load.render_idle(found), {"idle_core_share": shares})
+
+
+def _economy(data_dir: Path, out_dir: Path) -> Measured:
     economies = measure_economy(data_dir)
     _plot_economy(economies, out_dir / "context-economy.png")
+    summary = {name: economy.summary() for name, economy in economies.items()}
+    return Measured(render_context_economy(economies), {"economy": summary})
 
-    from violet_cli.eval_memory import eval_memory
+
+def _routing(data_dir: Path, out_dir: Path) -> Measured:
     from violet_cli.eval_routing import eval_routing
 
     routing = eval_routing(str(data_dir / "routing_dev.jsonl"))
+    return Measured(render_routing(routing), {"routing": routing})
+
+
+def _recall(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli.eval_memory import eval_memory
+
     memory = eval_memory(str(data_dir / "locomo_dev.json"))
-    sandboxes = sandbox_bench.measure()
-    report = render(turns, per_second, economies, routing, memory, trust)
-    report += "\n\n" + sandbox_bench.render(sandboxes) + "\n"
-    (out_dir / "benchmarks.md").write_text(report)
-    print(
-        json.dumps(
-            {
-                "turns": {"p50_ms": turns.percentile(50), "p99_ms": turns.percentile(99)},
-                "economy": {name: economy.summary() for name, economy in economies.items()},
-                "routing": routing,
-                "memory": memory,
-                "memory_trust": trust.as_dict(),
-            }
+    return Measured(render_memory_recall(memory), {"memory": memory})
+
+
+def _trust(data_dir: Path, out_dir: Path) -> Measured:
+    trust = measure_trust()
+    return Measured(render_trust(trust), {"memory_trust": trust.as_dict()})
+
+
+def _sandboxes(data_dir: Path, out_dir: Path) -> Measured:
+    return Measured(sandbox_bench.render(sandbox_bench.measure()), {})
+
+
+# The document's sections, in its order. A new benchmark is one more entry here.
+SECTIONS = (
+    Section("turns", "## Turns over the phone protocol", _turns),
+    Section("load", "## People at once", _load),
+    Section("goals", "## The throughput goals", _goals),
+    Section("cpu", "## CPU per turn", _cpu),
+    Section("idle", "## Idle cost", _idle),
+    Section("economy", "## Context economy", _economy),
+    Section("routing", "## Routing", _routing),
+    Section("recall", "## Memory recall", _recall),
+    Section("trust", "## Memory trust", _trust),
+    Section("sandboxes", "## The sandbox", _sandboxes),
+)
+
+
+def selected(only: str, sections: Sequence[Section] = SECTIONS) -> list[Section]:
+    """The sections a comma-separated list names, in the document's order; all when empty."""
+    names = [name.strip() for name in only.split(",") if name.strip()]
+    known = {section.name for section in sections}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(
+            f"There is no benchmark section {', '.join(unknown)}; "
+            f"choose from {', '.join(s.name for s in sections)}."
         )
-    )
+    return [section for section in sections if not names or section.name in names]
+
+
+def parts_of(document: str, sections: Sequence[Section] = SECTIONS) -> dict[str, str]:
+    """Each section's part of an existing document, found by its heading. A `## ` heading no
+    section owns stays with the part before it."""
+    parts: dict[str, list[str]] = {}
+    owner = None
+    for line in document.splitlines():
+        if line.startswith("## "):
+            owner = next((s.name for s in sections if line.startswith(s.heading)), owner)
+        if owner is not None:
+            parts.setdefault(owner, []).append(line)
+    return {name: "\n".join(lines).strip() for name, lines in parts.items()}
+
+
+def merge(previous: str, fresh: dict[str, str], sections: Sequence[Section] = SECTIONS) -> str:
+    """The document with the sections just run in place of their old parts; the others are
+    kept as they were measured."""
+    kept = parts_of(previous, sections)
+    body = [fresh.get(s.name) or kept.get(s.name) for s in sections]
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    ran = ", ".join(s.name for s in sections if s.name in fresh)
+    header = f"""# Benchmarks
+
+Written by `violet bench`, last run on {when} ({ran}), on {machine()}. Each section says
+what it measured; `violet bench --only NAMES` reruns some sections and keeps the others as they
+were. The machine is shared: read the distributions and ratios, not single numbers."""
+    return "\n\n".join([header, *(part.strip() for part in body if part)]) + "\n"
+
+
+def run_benchmarks(data: str, out: str, only: str = "") -> int:
+    """Runs the sections `only` names (all when empty), writes benchmarks.md and prints one
+    JSON line with their figures."""
+    data_dir, out_dir = Path(data), Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    document = out_dir / "benchmarks.md"
+    fresh, summary = {}, {}
+    for section in selected(only):
+        measured = section.run(data_dir, out_dir)
+        fresh[section.name] = measured.markdown
+        summary.update(measured.summary)
+        # Written after each section, so a long run that fails later keeps what it measured.
+        previous = document.read_text() if document.exists() else ""
+        document.write_text(merge(previous, fresh))
+    print(json.dumps(summary))
     return 0
 
 
@@ -306,27 +440,8 @@ def _p50(values: list[int]) -> float:
     return Distribution([float(v) for v in values]).percentile(50)
 
 
-def render(
-    turns: Distribution,
-    per_second: float,
-    economies: dict[str, Economy],
-    routing: JsonObject,
-    memory: JsonObject,
-    trust: Figures,
-) -> str:
-    when = datetime.now(UTC).strftime("%Y-%m-%d")
-    categories = memory.get("by_category", {})
-    category_rows = "\n".join(
-        f"| {name} | {values.get('questions', '')} | {values['recall_at_1']:.3f} | "
-        f"{values['recall_at_3']:.3f} | {values['recall_at_5']:.3f} |"
-        for name, values in categories.items()
-    )
-    return f"""# Benchmarks
-
-Written by `violet bench` on {when}, on {machine()}. The machine is shared: read the
-distributions, not single numbers.
-
-## Turns over the phone protocol
+def render_turns(turns: Distribution, per_second: float) -> str:
+    return f"""## Turns over the phone protocol
 
 {PEOPLE} people talk at once, {TURNS_EACH} messages each, one at a time, to a local stack of the
 five services (offline model, SQLite, embedded vector store), through real websockets. Time is
@@ -339,8 +454,11 @@ from sending `say` to receiving Violet's answer.
 Throughput: {per_second:.1f} turns/s across the {PEOPLE} people.
 
 ![turn latency](turn-latency.png)
+"""
 
-## Context economy
+
+def render_context_economy(economies: dict[str, Economy]) -> str:
+    return f"""## Context economy
 
 One person talks for {ECONOMY_TURNS:,} turns at the default window (30 messages), saying what
 speaker A says in the LoCoMo conversations, one after another. The session service's own parts
@@ -358,8 +476,11 @@ call (tool rounds and updates told too); the plot's lower panel, the call answer
 {render_economy(economies)}
 
 ![context economy](context-economy.png)
+"""
 
-## Routing (`violet eval routing`, routing_dev.jsonl)
+
+def render_routing(routing: JsonObject) -> str:
+    return f"""## Routing (`violet eval routing`, routing_dev.jsonl)
 
 | measure | value |
 |---|---:|
@@ -376,8 +497,17 @@ call (tool rounds and updates told too); the plot's lower panel, the call answer
 The shipped weights were trained on this file, so these figures are in-sample; figures
 cross-validated by person (each person scored by weights trained without them) are in
 `docs/routing.md`.
+"""
 
-## Memory recall (`violet eval memory`, locomo_dev.json)
+
+def render_memory_recall(memory: JsonObject) -> str:
+    categories = memory.get("by_category", {})
+    category_rows = "\n".join(
+        f"| {name} | {values.get('questions', '')} | {values['recall_at_1']:.3f} | "
+        f"{values['recall_at_3']:.3f} | {values['recall_at_5']:.3f} |"
+        for name, values in categories.items()
+    )
+    return f"""## Memory recall (`violet eval memory`, locomo_dev.json)
 
 | measure | value |
 |---|---:|
@@ -394,8 +524,7 @@ cross-validated by person (each person scored by weights trained without them) a
 
 A dense-embedding baseline over raw turns (all-MiniLM-L6-v2, cosine) gets recall@1 .197 and
 recall@5 .447 on the same data.
-
-{render_trust(trust)}"""
+"""
 
 
 def render_trust(trust: Figures) -> str:

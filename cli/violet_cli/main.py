@@ -39,6 +39,14 @@ def main(argv: list[str] | None = None) -> None:
         "--data", default="../shared/data", help="folder with routing_dev.jsonl and locomo_dev.json"
     )
     bench.add_argument("--out", default="docs", help="where benchmarks.md and plots go")
+    bench.add_argument(
+        "--only",
+        default="",
+        metavar="NAMES",
+        help="run only these sections, comma-separated (turns, load, goals, cpu, idle, economy, "
+        "routing, recall, trust, sandboxes); the others keep their part of benchmarks.md. "
+        "Default: all",
+    )
 
     args = parser.parse_args(argv)
     if args.command == "run":
@@ -59,9 +67,13 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "eval":
         _evaluate(args.what, args.file)
     elif args.command == "bench":
-        from violet_cli.bench import run_benchmarks
+        from violet_cli.bench import run_benchmarks, selected
 
-        sys.exit(run_benchmarks(args.data, args.out))
+        try:
+            selected(args.only)
+        except ValueError as error:
+            parser.error(str(error))
+        sys.exit(run_benchmarks(args.data, args.out, args.only))
 
 
 def _evaluate(what: str, path: str) -> None:

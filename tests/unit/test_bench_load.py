@@ -1,0 +1,242 @@
+"""The pure parts of `violet bench`'s load sections: counting answers per say, reading CPU time
+from /proc stat text, percentiles, the scripts, and the document's sections."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from violet_cli.bench import SECTIONS, Distribution, merge, parts_of, selected
+from violet_cli.bench_cpu import (
+    CpuReading,
+    CpuUse,
+    cpu_between,
+    cpu_seconds,
+    parent_pid,
+    tree_cpu_seconds,
+)
+from violet_cli.bench_load import (
+    CHATS,
+    CLIENT,
+    SERVICE_ORDER,
+    IdleFigures,
+    LoadFigures,
+    Tally,
+    add,
+    goal_rows,
+    recalled,
+    render_cpu,
+    render_goal,
+    render_idle,
+    render_load,
+    scripts,
+    tally,
+)
+from violet_cli.main import main
+
+
+def stat(pid: int, command: str, parent: int, user: int, system: int, cu: int, cs: int) -> str:
+    """A /proc/PID/stat line: fields 14 to 17 are utime, stime, cutime and cstime, in ticks."""
+    rest = [0] * 30
+    fields = ["S", parent, 1, 1, 0, -1, 4194304, 10, 0, 0, 0, user, system, cu, cs, *rest]
+    return f"{pid} ({command}) " + " ".join(str(f) for f in fields) + "\n"
+
+
+# --- counting answers ---------------------------------------------------------------------------
+
+
+def test_each_say_answered_once_is_counted_as_such() -> None:
+    counted = tally(["a", "b", "c"], ["b", "a", "c"])
+    assert counted == Tally(said=3, answered=3, duplicates=0, missing=0, strays=0)
+    assert counted.each_once
+
+
+def test_a_second_answer_to_the_same_say_is_a_duplicate() -> None:
+    counted = tally(["a", "b"], ["a", "b", "a", "a"])
+    assert (counted.answered, counted.duplicates, counted.missing) == (2, 2, 0)
+    assert not counted.each_once
+
+
+def test_a_say_without_answer_is_missing() -> None:
+    counted = tally(["a", "b", "c"], ["c"])
+    assert (counted.answered, counted.duplicates, counted.missing) == (1, 0, 2)
+    assert not counted.each_once
+
+
+def test_an_answer_to_no_say_is_a_stray_not_an_answer() -> None:
+    counted = tally(["a"], ["a", "zz"])
+    assert (counted.answered, counted.strays) == (1, 1)
+    assert not counted.each_once
+
+
+def test_tallies_of_several_people_add_up() -> None:
+    total = add([tally(["a", "b"], ["a", "a"]), tally(["c"], [])])
+    assert total == Tally(said=3, answered=1, duplicates=1, missing=2, strays=0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "expected"),
+    [
+        ("Your locker number is 4817.", "4817", True),
+        ("You told me: my locker number is 4817", "4817", True),
+        ("I don't know that yet. If you tell me, I'll remember it.", "4817", False),
+        ("Your locker number is 48170.", "4817", False),
+        ("Your locker number is 14817.", "4817", False),
+    ],
+)
+def test_a_fact_is_recalled_when_the_answer_quotes_its_value_as_a_whole_number(
+    answer: str, value: str, expected: bool
+) -> None:
+    assert recalled(answer, value) is expected
+
+
+# --- the scripts --------------------------------------------------------------------------------
+
+
+def test_each_person_tells_a_value_of_their_own_chats_then_asks_it_back() -> None:
+    made = scripts(40, seed=3)
+    assert len({s.value for s in made}) == 40
+    assert len({s.person for s in made}) == 40
+    for script in made:
+        fact, *chat, question = script.lines
+        assert fact.startswith("My ") and fact.endswith(f" is {script.value}.")
+        thing = fact.removeprefix("My ").removesuffix(f" is {script.value}.")
+        assert question == f"What is my {thing}?"
+        assert len(chat) == CHATS and not any(script.value in line for line in chat)
+
+
+def test_scripts_are_the_same_for_the_same_seed() -> None:
+    assert [s.lines for s in scripts(5, seed=9)] == [s.lines for s in scripts(5, seed=9)]
+
+
+# --- CPU time from /proc ------------------------------------------------------------------------
+
+
+def test_cpu_seconds_add_user_system_and_waited_children_time() -> None:
+    text = stat(42, "python", 1, user=250, system=50, cu=100, cs=0)
+    assert cpu_seconds(text, ticks_per_second=100) == pytest.approx(4.0)
+    assert cpu_seconds(text, ticks_per_second=100, waited_children=False) == pytest.approx(3.0)
+
+
+def test_a_command_name_with_spaces_and_parentheses_does_not_shift_the_fields() -> None:
+    text = stat(42, "py (worker) 2", 7, user=100, system=100, cu=0, cs=0)
+    assert parent_pid(text) == 7
+    assert cpu_seconds(text, ticks_per_second=100) == pytest.approx(2.0)
+
+
+def test_a_process_tree_counts_live_descendants_but_not_strangers() -> None:
+    stats = {
+        10: stat(10, "memory", 1, user=100, system=0, cu=0, cs=0),
+        11: stat(11, "helper", 10, user=50, system=0, cu=0, cs=0),
+        12: stat(12, "grandchild", 11, user=25, system=0, cu=0, cs=0),
+        20: stat(20, "someone else", 1, user=1000, system=0, cu=0, cs=0),
+    }
+    assert tree_cpu_seconds(10, stats, ticks_per_second=100) == pytest.approx(1.75)
+    assert tree_cpu_seconds(99, stats, ticks_per_second=100) == 0.0
+
+
+def test_cpu_use_between_two_readings_per_turn_and_per_core() -> None:
+    before = CpuReading(at=100.0, seconds={"memory": 5.0, "session": 1.0})
+    after = CpuReading(at=110.0, seconds={"memory": 7.0, "session": 1.5})
+    use = cpu_between(before, after)
+    assert use.per_turn_ms(100) == pytest.approx({"memory": 20.0, "session": 5.0})
+    assert use.core_share() == pytest.approx({"memory": 0.2, "session": 0.05})
+
+
+# --- percentiles --------------------------------------------------------------------------------
+
+
+def test_percentiles_pick_the_nearest_rank_of_the_sorted_samples() -> None:
+    samples = Distribution([float(n) for n in range(100, 0, -1)])
+    assert samples.percentile(50) == 51.0
+    assert samples.percentile(99) == 99.0
+    assert samples.percentile(0) == 1.0 and samples.percentile(100) == 100.0
+
+
+# --- the document -------------------------------------------------------------------------------
+
+
+def figures(
+    people: int, tally_: Tally, latencies: list[float], recalled_: int, memory_s: float = 4.0
+) -> LoadFigures:
+    seconds = {name: 2.0 for name in SERVICE_ORDER} | {"memory": memory_s, CLIENT: 1.0}
+    return LoadFigures(
+        people=people,
+        latency=Distribution(latencies),
+        seconds=20.0,
+        tally=tally_,
+        facts_recalled=recalled_,
+        errors=Counter({"unavailable": 2}),
+        cpu=CpuUse(seconds, wall_s=40.0),
+        settle_s=3.0,
+        load_average=1.5,
+    )
+
+
+def test_the_goals_are_judged_on_the_figures() -> None:
+    met = figures(300, Tally(1200, 1200, 0, 0, 0), [900.0] * 1200, 300, memory_s=12.0)
+    assert [ok for _, _, ok in goal_rows(met)] == [True, True, True, True]  # 10 ms a turn
+    slow = [900.0] * 1000 + [4000.0] * 190
+    missed = figures(300, Tally(1200, 1190, 1, 10, 0), slow, 290, memory_s=119.0)
+    assert [ok for _, _, ok in goal_rows(missed)] == [False, False, False, False]  # 100 ms
+    assert (
+        "| every say answered exactly once | 1190 of 1200 answered, 1 duplicates, 10 missing"
+        in (render_goal(missed))
+    )
+
+
+def test_the_load_table_has_a_row_per_size_with_counts_and_recall() -> None:
+    text = render_load(
+        [
+            figures(50, Tally(200, 200, 0, 0, 0), [100.0] * 200, 50),
+            figures(500, Tally(2000, 1990, 0, 10, 0), [5000.0] * 1990, 450),
+        ]
+    )
+    assert text.startswith("## People at once")
+    assert "| 50 | 200 | 100 | 100 | 100 | 10.0 | 200 | 0 | 0 | 50 (100%) | 20 |" in text
+    assert "| 500 | 2000 | 5000 | 5000 | 5000 | 99.5 | 1990 | 0 | 10 | 450 (90%) | 20 |" in text
+    assert "unavailable 4" in text and "cores" in text
+
+
+def test_cpu_and_idle_tables_name_every_service_and_the_client() -> None:
+    found = figures(50, Tally(200, 200, 0, 0, 0), [100.0] * 200, 50)
+    cpu = render_cpu(found)
+    assert "| memory | 20.0 | 33% | 10% |" in cpu  # 4 s over 200 turns, of 12 s, over 40 s
+    assert f"| {CLIENT} | 5.0 |" in cpu
+    idle = render_idle(IdleFigures(500, found.cpu, 0.5))
+    assert "| session | 5.0% |" in idle and "(met)" in idle
+    assert all(f"| {name} |" in idle for name in (*SERVICE_ORDER, CLIENT))
+
+
+def test_only_names_sections_in_the_documents_order_and_nothing_means_all() -> None:
+    assert [s.name for s in selected("idle, load")] == ["load", "idle"]
+    assert selected("") == list(SECTIONS)
+    with pytest.raises(ValueError, match="no benchmark section nonsense"):
+        selected("load,nonsense")
+
+
+def test_a_partial_run_replaces_its_sections_and_keeps_the_others() -> None:
+    previous = (
+        "# Benchmarks\n\nWritten long ago.\n\n"
+        "## Turns over the phone protocol\n\nold turns\n\n"
+        "## Routing (`violet eval routing`)\n\nold routing\n\n"
+        "## Memory trust (planted)\n\nold trust\n\n### by carrier\n\nrows\n"
+    )
+    assert set(parts_of(previous)) == {"turns", "routing", "trust"}
+    fresh = {"turns": "## Turns over the phone protocol\n\nnew turns", "idle": "## Idle cost\n\nx"}
+    document = merge(previous, fresh)
+    assert "new turns" in document and "old turns" not in document
+    assert "old routing" in document and "### by carrier\n\nrows" in document
+    assert "Written long ago" not in document and "(turns, idle)" in document
+    order = ["## Turns", "## Idle cost", "## Routing", "## Memory trust"]
+    assert [document.index(h) for h in order] == sorted(document.index(h) for h in order)
+
+
+def test_violet_bench_refuses_an_unknown_section_before_running_anything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "--only", "load,everything"])
+    assert exited.value.code == 2
+    assert "no benchmark section everything" in capsys.readouterr().err
