@@ -303,7 +303,12 @@ class LiveEndpoint:
             except FrameError:
                 self._in_flight.done(person, stored)  # nothing was stored
                 raise
-        device.unanswered.add(stored)
+        if reply.duplicate and stored not in device.unanswered:
+            # Stored before, and answered already or counted by a connection now gone: a
+            # resend that would otherwise hold a place no answer frees.
+            self._in_flight.done(person, stored)
+        else:
+            device.unanswered.add(stored)
         await device.send(frames.outgoing("ack", id=say.id, seq=reply.seq))
 
     async def _store(self, person: str, stored: str, text: str) -> session_pb2.SayReply:
