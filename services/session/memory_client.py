@@ -90,6 +90,7 @@ class MemoryClient:
         span.set_attribute("violet.recall.missed", True)
         span.set_attribute("violet.recall.error", error.code().name)
         RECALL_MISSES.add(1, {"violet.recall.error": error.code().name})
+        ERRORS.add(1, {"violet.error.where": "recall"})
 
     async def capture(
         self,
