@@ -66,7 +66,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     service = SessionService(store, runner, feed, secret)
     background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
     if database.is_postgres(url):
-        background.append(asyncio.create_task(feed.listen_postgres(listener_conninfo(url, replica))))
+        listening = feed.listen_postgres(listener_conninfo(url, replica))
+        background.append(asyncio.create_task(listening))
 
     def register(server: grpc.aio.Server) -> list[str]:
         session_pb2_grpc.add_SessionServicer_to_server(service, server)

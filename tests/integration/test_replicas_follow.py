@@ -52,8 +52,7 @@ def listener_of_a(stack: Stack) -> int | None:
     """The backend of replica A's LISTEN connection, once it listens."""
     rows = stack.rows(
         "session",
-        "SELECT pid FROM pg_stat_activity WHERE application_name = :name "
-        "AND query LIKE 'LISTEN%'",
+        "SELECT pid FROM pg_stat_activity WHERE application_name = :name AND query LIKE 'LISTEN%'",
         name=LISTENER_A,
     )
     return rows[0].pid if rows else None
