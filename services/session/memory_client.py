@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
 RECALL_LIMIT = 3
-# Failures a moment later may not repeat: an overloaded, restarting or briefly unreachable
-# memory. Anything else (a refused identity, a bad request) fails the same way again.
+# Failures that may pass within moments: a memory that is overloaded, restarting or briefly
+# unreachable. Anything else (a refused identity, a bad request) would fail the same way again.
 RETRIED = frozenset(
     {
         grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -40,9 +40,7 @@ class RecallMissed(Exception):
 
 
 class MemoryClient:
-    def __init__(
-        self, peers: Peers, recall_timeout_s: float = 5.0, recall_wait_s: float = 8.0
-    ) -> None:
+    def __init__(self, peers: Peers, recall_timeout_s: float, recall_wait_s: float) -> None:
         """Each recall is given `recall_timeout_s`; a failed one is tried once more within
         `recall_wait_s` in all."""
         self._peers = peers
