@@ -18,6 +18,14 @@ ROUTES = _meter.create_counter(
 )
 CAPTURES = _meter.create_counter("violet.memory.captures", description="Turns captured")
 RECALLS = _meter.create_counter("violet.memory.recalls", description="Recalls answered")
+RECALL_MISSES = _meter.create_counter(
+    "violet.memory.recall_misses",
+    description="Turns answered without memory because recall failed or ran out of time, by error",
+)
+SAYS_REFUSED = _meter.create_counter(
+    "violet.gateway.says_refused",
+    description="Says refused before they were stored because Violet was full, by limit",
+)
 ERRORS = _meter.create_counter(
     "violet.errors", description="Failures a person may notice, by where they happened"
 )

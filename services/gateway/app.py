@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
-from gateway.limits import SayLimiter
+from gateway.limits import SayLimiter, SaysInFlight
 from gateway.live import LiveEndpoint
 from gateway.settings import GatewaySettings
 from gateway.signin import SignIn, issuer_from
@@ -81,7 +81,10 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
     live = LiveEndpoint(
         peers,
         secret,
-        SayLimiter(settings.says_per_minute, settings.say_burst),
+        (
+            SayLimiter(settings.says_per_minute, settings.say_burst),
+            SaysInFlight(settings.says_in_flight),
+        ),
         settings.hello_timeout_s,
         SignIn(secret, issuer_from(settings, issuer_client)),
     )

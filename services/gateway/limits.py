@@ -1,4 +1,5 @@
-"""Per-person rate limit on says: a token bucket shared by the person's devices on a replica."""
+"""Limits on says at the gateway: per person, a token bucket shared by the person's devices on a
+replica; per replica, a bound on the says whose answers are still to come."""
 
 from __future__ import annotations
 
@@ -27,3 +28,30 @@ class SayLimiter:
             return False
         bucket.tokens -= 1
         return True
+
+
+class SaysInFlight:
+    """The says this gateway replica has stored and not yet seen answered, bounded: when the
+    turns behind them pile up, new says are refused before they are stored, instead of queueing
+    without bound. A say counts until its answer streams past, or until the device that sent it
+    goes (nobody here would see the answer)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._open: set[tuple[str, str]] = set()
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def take(self, person: str, say_id: str) -> bool:
+        """Counts the say in, if there is room; a say already counted (a resend) is let by."""
+        key = (person, say_id)
+        if key in self._open:
+            return True
+        if len(self._open) >= self._limit:
+            return False
+        self._open.add(key)
+        return True
+
+    def done(self, person: str, say_id: str) -> None:
+        self._open.discard((person, say_id))

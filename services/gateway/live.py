@@ -19,11 +19,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway import frames
 from gateway.frames import FrameError, Hello, MemoryRequest, Say
-from gateway.limits import SayLimiter
+from gateway.limits import SayLimiter, SaysInFlight
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
 from violet.channels import Peers
 from violet.identity import Unauthorized, service_identity
+from violet.metrics import SAYS_REFUSED
 from violet.v1 import memory_pb2, memory_pb2_grpc, session_pb2, session_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ CLOSE_UNAVAILABLE = 1013
 FOLLOW_RETRY_MAX_S = 5.0
 
 UNAVAILABLE_TEXT = "Violet can't take messages right now. Please try again in a moment."
+BUSY_TEXT = "Violet has too much to answer right now. Please send that again in a moment."
 SIGN_IN_UNAVAILABLE_TEXT = (
     "Violet can't check your sign-in right now. Please try again in a moment."
 )
@@ -41,10 +43,12 @@ ALREADY_GREETED = "You have already said hello."
 
 
 class Device:
-    """One connected socket; sends are serialised so frames never interleave."""
+    """One connected socket; sends are serialised so frames never interleave. `unanswered`
+    holds the ids (as stored) of its says counted in flight whose answers have not come."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self.websocket = websocket
+        self.unanswered: set[str] = set()
         self._sending = asyncio.Lock()
 
     async def send(self, frame: str) -> None:
@@ -102,16 +106,17 @@ class LiveEndpoint:
         self,
         peers: Peers,
         secret: str,
-        limiter: SayLimiter,
+        limits: tuple[SayLimiter, SaysInFlight],
         hello_timeout_s: float,
         sign_in: SignIn | None = None,
     ) -> None:
-        """`secret` signs the internal calls made for a device's person; `sign_in` checks the
-        hello's token (by default, local device tokens signed with `secret`)."""
+        """`secret` signs the internal calls made for a device's person; `limits` are the
+        person's rate and this replica's bound on says in flight; `sign_in` checks the hello's
+        token (by default, local device tokens signed with `secret`)."""
         self._peers = peers
         self._secret = secret
         self._sign_in = sign_in or SignIn(secret)
-        self._limiter = limiter
+        self._limiter, self._in_flight = limits
         self._hello_timeout_s = hello_timeout_s
 
     # Stubs are made on first use: gRPC channels belong to the event loop that serves.
@@ -163,6 +168,8 @@ class LiveEndpoint:
             for side in sides:
                 side.cancel()
             ended = await asyncio.gather(*sides, return_exceptions=True)
+            for stored in device.unanswered:  # nobody here would see these answered
+                self._in_flight.done(person, stored)
         failures = [
             outcome
             for outcome in ended
@@ -234,6 +241,7 @@ class LiveEndpoint:
                 )
                 async for event in stream:
                     if event.HasField("message"):
+                        self._answered(device, person, event.message)
                         await device.send(message_frame(event.message))
                         last = event.message.seq
                         if last >= target:
@@ -247,6 +255,13 @@ class LiveEndpoint:
                 )
             await asyncio.sleep(delay)
             delay = min(delay * 2, FOLLOW_RETRY_MAX_S)
+
+    def _answered(
+        self, device: Device, person: str, message: session_pb2.ConversationMessage
+    ) -> None:
+        if message.reply_to:
+            self._in_flight.done(person, message.reply_to)
+            device.unanswered.discard(message.reply_to)
 
     async def _converse(self, device: Device, person: str, replayed: asyncio.Event) -> None:
         await replayed.wait()  # history first, before anything else
@@ -275,21 +290,39 @@ class LiveEndpoint:
                 "rate_limited",
                 "That's a lot of messages at once. Please wait a few seconds and send it again.",
             )
+        stored = stored_id(say.id)
+        if not self._in_flight.take(person, stored):
+            SAYS_REFUSED.add(1, {"violet.limit": "gateway"})
+            raise FrameError("unavailable", BUSY_TEXT)
         # A say starts the turn's trace: every service's spans for it share this trace id.
         with tracer.start_as_current_span("say", kind=trace.SpanKind.SERVER) as span:
             span.set_attribute("violet.say.chars", len(say.text))
-            reply = await self._store(person, say)
+            span.set_attribute("violet.say.in_flight", len(self._in_flight))
+            try:
+                reply = await self._store(person, stored, say.text)
+            except FrameError:
+                self._in_flight.done(person, stored)  # nothing was stored
+                raise
+        if reply.duplicate and stored not in device.unanswered:
+            # Stored before, and answered already or counted by a connection now gone: a
+            # resend that would otherwise hold a place no answer frees.
+            self._in_flight.done(person, stored)
+        else:
+            device.unanswered.add(stored)
         await device.send(frames.outgoing("ack", id=say.id, seq=reply.seq))
 
-    async def _store(self, person: str, say: Say) -> session_pb2.SayReply:
+    async def _store(self, person: str, stored: str, text: str) -> session_pb2.SayReply:
         try:
             return await self._session.Say(
-                session_pb2.SayRequest(client_id=stored_id(say.id), text=say.text),
+                session_pb2.SayRequest(client_id=stored, text=text),
                 metadata=self._internal(person),
             )
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
                 raise FrameError("bad_frame", "Violet couldn't take that message.") from None
+            if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                SAYS_REFUSED.add(1, {"violet.limit": "session"})
+                raise FrameError("unavailable", BUSY_TEXT) from None
             raise FrameError("unavailable", UNAVAILABLE_TEXT) from None
 
     async def _memory_page(self, device: Device, person: str, request: MemoryRequest) -> None:

@@ -24,6 +24,11 @@ class GatewaySettings(CommonSettings):
     hello_timeout_s: float = Field(default=10.0, gt=0, description="Time to send hello.")
     says_per_minute: int = Field(default=30, gt=0, description="Says a person may send a minute.")
     say_burst: int = Field(default=10, gt=0, description="Says a person may send at once.")
+    says_in_flight: int = Field(
+        default=500,
+        gt=0,
+        description="Says this replica holds unanswered before it refuses new ones.",
+    )
     oidc_issuer: str = Field(
         default="",
         description="OpenID Connect issuer whose tokens sign a device in; empty: local only.",

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from session.actions import MainActions
-from session.feed import Feed
+from session.feed import Feed, listener_conninfo
 from session.fold import Fold
 from session.memory_client import MemoryClient
 from session.runner import Delivery, Replica, TurnRunner
@@ -42,7 +42,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     engine = database.service_engine(settings, NAME)
     db = database.sessionmaker(engine)
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
-    feed = Feed(settings.poll_s)
+    # PostgreSQL: other replicas' appends wake this one's streams once LISTEN is made.
+    feed = Feed(settings.poll_s, settings.idle_poll_s, notified=not database.is_postgres(url))
     store = ConversationStore.open(db, notify=database.is_postgres(url))
     model = model_client_for(settings)
     secret = resolve_secret(settings.secret, settings.home)
@@ -51,7 +52,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         {name: settings.address_of(name) for name in ("memory", "router", "worker")},
         settings.rpc_timeout_s,
     )
-    memory = MemoryClient(peers)
+    memory = MemoryClient(peers, settings.recall_timeout_s, settings.recall_wait_s)
     actions = MainActions(store.pins, store.effects, peers)
     main = MainSession(model, store.pins, memory, actions, window)
     runner = TurnRunner(
@@ -60,11 +61,13 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         Fold(model, store, window, replica),
         Delivery(feed, memory),
         Replica(replica, secret, turn_lock(db, replica, settings.lock_lease_s)),
+        backlog=settings.turn_backlog,
     )
     service = SessionService(store, runner, feed, secret)
     background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
     if database.is_postgres(url):
-        background.append(asyncio.create_task(feed.listen_postgres(url)))
+        listening = feed.listen_postgres(listener_conninfo(url, replica))
+        background.append(asyncio.create_task(listening))
 
     def register(server: grpc.aio.Server) -> list[str]:
         session_pb2_grpc.add_SessionServicer_to_server(service, server)

@@ -48,11 +48,16 @@ def main_prompt(
     *,
     update: str = "",
     remembered: Sequence[str] = (),
+    memory_checked: bool = True,
 ) -> tuple[list[TextBlock], list[ModelMessage]]:
-    """(system, messages) of a main call; `update` is a work update being told."""
+    """(system, messages) of a main call; `update` is a work update being told;
+    `memory_checked` is false when memory could not be asked this turn."""
     summarised = headed(SUMMARY_HEADING, [summary]) if summary else ""
     system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
-    notes = [UPDATE_PREFIX + update if update else "", memory_note(list(remembered))]
+    notes = [
+        UPDATE_PREFIX + update if update else "",
+        memory_note(list(remembered), checked=memory_checked),
+    ]
     return system, with_notes(cached_through_last(model_messages(conversation)), notes)
 
 

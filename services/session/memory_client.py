@@ -4,6 +4,7 @@ person's behalf."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 
 import grpc
@@ -12,7 +13,7 @@ from opentelemetry import trace
 
 from violet.channels import Peers
 from violet.identity import Identity
-from violet.metrics import ERRORS
+from violet.metrics import ERRORS, RECALL_MISSES
 from violet.models import JsonObject
 from violet.v1 import deeds_pb2, memory_pb2, memory_pb2_grpc
 
@@ -20,37 +21,74 @@ log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
 RECALL_LIMIT = 3
-RECALL_TIMEOUT_S = 5.0
+# Failures that may pass within moments: a memory that is overloaded, restarting or briefly
+# unreachable. Anything else (a refused identity, a bad request) would fail the same way again.
+RETRIED = frozenset(
+    {
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.ABORTED,
+    }
+)
+# A second try gets at least this long, or is not made.
+LEAST_TRY_S = 0.5
+
+
+class RecallMissed(Exception):
+    """Memory could not be checked this turn: not the same as nothing remembered."""
 
 
 class MemoryClient:
-    def __init__(self, peers: Peers) -> None:
+    def __init__(self, peers: Peers, recall_timeout_s: float, recall_wait_s: float) -> None:
+        """Each recall is given `recall_timeout_s`; a failed one is tried once more within
+        `recall_wait_s` in all."""
         self._peers = peers
+        self._recall_timeout_s = recall_timeout_s
+        self._recall_wait_s = recall_wait_s
 
     @property
     def _stub(self) -> memory_pb2_grpc.MemoryAsyncStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
 
     async def recall(self, identity: Identity, query: str) -> list[str]:
-        """At most 3 remembered items; a turn goes on without them if memory cannot answer."""
+        """At most 3 remembered items. Raises RecallMissed when memory could not answer in
+        time, after one more try where the failure may pass."""
         with tracer.start_as_current_span("recall") as span:
-            try:
-                answer = await self._stub.Recall(
-                    memory_pb2.RecallRequest(query=query, limit=RECALL_LIMIT),
-                    metadata=identity.metadata(),
-                    timeout=RECALL_TIMEOUT_S,
-                )
-            except grpc.aio.AioRpcError as error:
-                log.warning(
-                    "recall failed; answering without memory", extra={"code": error.code().name}
-                )
-                span.set_attribute("violet.recall.failed", True)
-                ERRORS.add(1, {"violet.error.where": "recall"})
-                return []
+            deadline = time.monotonic() + self._recall_wait_s
+            tries = 0
+            while True:
+                tries += 1
+                left = deadline - time.monotonic()
+                try:
+                    answer = await self._stub.Recall(
+                        memory_pb2.RecallRequest(query=query, limit=RECALL_LIMIT),
+                        metadata=identity.metadata(),
+                        timeout=min(self._recall_timeout_s, left),
+                    )
+                    break
+                except grpc.aio.AioRpcError as error:
+                    left = deadline - time.monotonic()
+                    if tries > 1 or error.code() not in RETRIED or left < LEAST_TRY_S:
+                        self._missed(span, error, tries)
+                        raise RecallMissed(error.code().name) from None
             items = answer.items[:RECALL_LIMIT]
+            span.set_attribute("violet.recall.tries", tries)
             span.set_attribute("violet.recall.items", len(items))
             span.set_attribute("violet.recall.scores", [round(item.score, 4) for item in items])
             return [item.text for item in items]
+
+    @staticmethod
+    def _missed(span: trace.Span, error: grpc.aio.AioRpcError, tries: int) -> None:
+        log.warning(
+            "recall missed; the turn is told memory could not be checked",
+            extra={"code": error.code().name, "tries": tries},
+        )
+        span.set_attribute("violet.recall.tries", tries)
+        span.set_attribute("violet.recall.missed", True)
+        span.set_attribute("violet.recall.error", error.code().name)
+        RECALL_MISSES.add(1, {"violet.recall.error": error.code().name})
+        ERRORS.add(1, {"violet.error.where": "recall"})
 
     async def capture(
         self,

@@ -65,8 +65,12 @@ class TurnRunner:
         fold: Fold,
         delivery: Delivery,
         replica: Replica,
+        backlog: int | None = None,
     ) -> None:
+        """`backlog`: how many people's turns may be under way or waiting on this replica
+        before a new person's say is refused (None: no bound)."""
         self._store = store
+        self._backlog = backlog
         self._main = main
         self._fold = fold
         self._delivery = delivery
@@ -84,6 +88,13 @@ class TurnRunner:
             self._again.add(conversation.id)
             return
         self._tasks[conversation.id] = asyncio.create_task(self._drain(conversation))
+
+    def full(self, conversation: Conversation) -> bool:
+        """Whether a say of this conversation should be refused before it is stored: the
+        backlog is reached and the person is not in it already (their turns queue anyway)."""
+        if self._backlog is None or conversation.id in self._tasks:
+            return False
+        return len(self._tasks) >= self._backlog
 
     async def idle(self, conversation: Conversation) -> None:
         """Returns once nothing of the conversation is under way here: for a caller that says

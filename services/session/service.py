@@ -75,6 +75,10 @@ class SessionService(session_pb2_grpc.SessionServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message holds at most {MAX_TEXT} characters"
             )
         conversation = await self._conversations.conversation_of(identity.person)
+        if self._runner.full(conversation):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many turns wait here; nothing was stored"
+            )
         appended = await self._transcript.append_say(conversation, request.client_id, request.text)
         self._feed.publish(conversation.id)
         self._runner.schedule(conversation)

@@ -1,4 +1,4 @@
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from session.window import MAX_WINDOW, MIN_WINDOW
 from violet.settings import CommonSettings
@@ -6,10 +6,38 @@ from violet.settings import CommonSettings
 
 class SessionSettings(CommonSettings):
     window: int = Field(default=30, description="Live messages the main model sees (20 to 50).")
-    poll_s: float = Field(default=1.0, gt=0, description="Fallback poll for new messages.")
+    poll_s: float = Field(
+        default=1.0, gt=0, description="Poll for new messages while notifications are out."
+    )
+    idle_poll_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Safety-net poll for new messages while notifications work (jittered).",
+    )
+    recall_timeout_s: float = Field(
+        default=5.0, gt=0, description="Deadline of one recall from memory."
+    )
+    recall_wait_s: float = Field(
+        default=8.0,
+        gt=0,
+        description="Longest a turn waits for memory, a second try included.",
+    )
     lock_lease_s: float = Field(default=30.0, gt=0, description="Turn lock lease, renewed.")
     sweep_s: float = Field(default=5.0, gt=0, description="How often unanswered turns are sought.")
+    turn_backlog: int = Field(
+        default=1000,
+        gt=0,
+        description="People whose turns may wait on this replica before new ones are refused.",
+    )
     replica: str = Field(default="", description="This replica's name; default host and pid.")
+
+    @field_validator("recall_wait_s")
+    @classmethod
+    def recall_wait_covers_one_try(cls, value: float, info: ValidationInfo) -> float:
+        timeout = info.data.get("recall_timeout_s")
+        if timeout is not None and value < timeout:
+            raise ValueError(f"must be at least VIOLET_RECALL_TIMEOUT_S ({timeout} s)")
+        return value
 
     @field_validator("window")
     @classmethod

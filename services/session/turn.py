@@ -10,7 +10,7 @@ from session.actions import MainActions
 from session.context import as_said, main_prompt
 from session.conversations import Conversation
 from session.effects import CallKeys
-from session.memory_client import MemoryClient
+from session.memory_client import MemoryClient, RecallMissed
 from session.pins import Pins, pinned
 from session.transcript import Message
 from session.turn_context import TurnContext, person_language
@@ -82,7 +82,7 @@ class MainSession:
         update: str = "",
     ) -> str:
         conversation, identity = context.conversation, context.identity
-        remembered = await self._memory.recall(identity, query)
+        remembered, checked = await self._recall(identity, query)
         open_pins = await self._pins.open(conversation.id)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
@@ -92,6 +92,7 @@ class MainSession:
             visible,
             update=update,
             remembered=remembered,
+            memory_checked=checked,
         )
         span = trace.get_current_span()
         span.set_attribute("violet.turn.window", self._window.size)
@@ -100,6 +101,7 @@ class MainSession:
         span.set_attribute("violet.turn.pinned_items", len(shown))
         span.set_attribute("violet.turn.open_items", len(open_pins))
         span.set_attribute("violet.turn.memory_items", len(remembered))
+        span.set_attribute("violet.turn.memory_checked", checked)
         try:
             answer = await self._converse(conversation, identity, system, messages, keys)
         except ModelError as error:
@@ -109,6 +111,14 @@ class MainSession:
             )
             answer = ""
         return answer or phrase(APOLOGY, person_language(live))
+
+    async def _recall(self, identity: Identity, query: str) -> tuple[list[str], bool]:
+        """What memory holds for the query, and whether memory could be checked at all: a
+        miss is told to the model, so it never takes it for nothing remembered."""
+        try:
+            return await self._memory.recall(identity, query), True
+        except RecallMissed:
+            return [], False
 
     async def _converse(
         self,

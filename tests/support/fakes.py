@@ -14,6 +14,7 @@ import grpc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from session.memory_client import RecallMissed
 from violet import database
 from violet.identity import Identity
 from violet.models import (
@@ -125,15 +126,18 @@ class Captured:
 
 @dataclass
 class FakeMemory:
-    """The memory service as the session's memory client reaches it: recalls what it is given,
-    keeps every capture."""
+    """The memory service as the session's memory client reaches it: recalls what it is given
+    (or misses, as the client does when memory cannot answer in time), keeps every capture."""
 
     remembered: list[str] = field(default_factory=list)
     recalls: list[tuple[str, str]] = field(default_factory=list)  # (person, query)
     captured: list[Captured] = field(default_factory=list)
+    missing: bool = False
 
     async def recall(self, identity: Identity, query: str) -> list[str]:
         self.recalls.append((identity.person, query))
+        if self.missing:
+            raise RecallMissed("DEADLINE_EXCEEDED")
         return list(self.remembered)
 
     async def capture(

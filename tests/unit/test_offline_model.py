@@ -21,6 +21,8 @@ from violet.models import (
     origin,
     pick,
 )
+from violet.models import offline_phrases as phrases
+from violet.models import offline_rules as rules
 from violet.models import tools as t
 from violet.models.structured import PICK, pick_schema, with_input
 
@@ -706,3 +708,38 @@ def test_the_offline_model_is_chosen_without_a_key():
         assert isinstance(chosen, OfflineModelClient)
     chosen = make_model_client(api_key="k", base_url=None, main_model="", fast_model="")
     assert isinstance(chosen, AnthropicModelClient)
+
+
+async def test_a_memory_question_when_memory_could_not_be_checked_says_so_not_i_dont_know(
+    client,
+):
+    note = t.memory_note([], checked=False)
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is my cat called?"},
+                {"type": "text", "text": note},
+            ],
+        }
+    ]
+    reply = await client.reply(
+        tier="main",
+        system="You are Violet.",
+        messages=messages,
+        tools=t.MAIN_TOOLS,
+        person=PERSON,
+    )
+    assert reply.text == phrases.CANT_CHECK["en"]
+    assert not INTERNAL.search(reply.text)
+
+
+@pytest.mark.parametrize("language", ["en", "pt", "es", "fr", "de"])
+def test_memory_that_could_not_be_checked_is_said_in_the_persons_language(language):
+    unchecked = "\n".join(["You are Violet.", t.memory_note([], checked=False)])
+    answer = rules.recall_answer("what is my cat called?", unchecked, language)
+    assert answer == phrases.CANT_CHECK[language]
+    assert (
+        rules.recall_answer("what is my cat called?", "You are Violet.", language)
+        == (phrases.DONT_KNOW[language])
+    )

@@ -6,6 +6,7 @@ until no message is waiting; a work result is told."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,3 +176,40 @@ async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: R
     assert result in str(rig.model.conversations[-1])
     assert await rig.store.updates.next_untold(rig.conversation.id) is None
     assert await rig.store.pins.open(rig.conversation.id) == []
+
+
+async def test_past_the_backlog_a_new_persons_say_is_refused_but_a_waiting_persons_is_not(
+    tmp_path: Path,
+) -> None:
+    held = asyncio.Event()
+
+    class HeldModel(FakeModel):
+        async def reply(self, **call):  # type: ignore[no-untyped-def, override]
+            await held.wait()
+            return await super().reply(**call)
+
+    async with session_tables(tmp_path) as sessions:
+        model, memory = HeldModel(), FakeMemory()
+        store = ConversationStore.open(sessions, notify=False)
+        window = Window(WINDOW)
+        actions = MainActions(store.pins, store.effects, FakePeers())  # type: ignore[arg-type]
+        runner = TurnRunner(
+            store,
+            MainSession(model, store.pins, memory, actions, window),  # type: ignore[arg-type]
+            Fold(model, store, window, REPLICA),
+            Delivery(Feed(poll_s=1.0), memory),  # type: ignore[arg-type]
+            Replica(REPLICA, "a secret only this test knows", turn_lock(sessions, REPLICA, 5.0)),
+            backlog=1,
+        )
+        ana = await store.conversations.conversation_of("ana")
+        bea = await store.conversations.conversation_of("bea")
+        assert not runner.full(ana)
+        await store.transcript.append_say(ana, "d1", "Hello there.")
+        runner.schedule(ana)
+
+        assert runner.full(bea)
+        assert not runner.full(ana)  # her turns queue behind the one under way anyway
+        held.set()
+        await runner.idle(ana)
+        assert not runner.full(bea)
+        await runner.stop(grace_s=5.0)

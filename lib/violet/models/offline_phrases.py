@@ -85,6 +85,16 @@ DONT_KNOW = {
     "fr": "Je ne le sais pas encore. Si vous me le dites, je m'en souviendrai.",
     "de": "Das weiß ich noch nicht. Wenn Sie es mir sagen, merke ich es mir.",
 }
+# Memory could not be checked this turn: not the same as not knowing.
+CANT_CHECK = {
+    "en": "I can't check what I remember about you right now. Please ask me again in a moment.",
+    "pt": "Não consigo ver o que lembro sobre você agora. Pergunte de novo daqui a pouco.",
+    "es": "Ahora mismo no puedo ver lo que recuerdo de ti. Pregúntamelo otra vez en un momento.",
+    "fr": "Je ne peux pas vérifier ce dont je me souviens pour l'instant. "
+    "Redemandez-moi dans un instant.",
+    "de": "Ich kann gerade nicht nachsehen, was ich über Sie weiß. "
+    "Fragen Sie mich bitte gleich noch einmal.",
+}
 WILL_REMEMBER = {
     "en": "Thanks, I'll remember that.",
     "pt": "Obrigada, vou me lembrar disso.",

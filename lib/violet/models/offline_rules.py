@@ -247,7 +247,10 @@ def remembered(system: str) -> list[str]:
 
 def recall_answer(asked: str, system: str, language: str = "en") -> str:
     """Quotes the remembered item that shares most words with the question, counting only its
-    sentences that state something."""
+    sentences that state something. When memory could not be checked, says so: that is not
+    the same as not knowing."""
+    if t.memory_unchecked(system):
+        return phrase(say.CANT_CHECK, language)
     wanted = content_words(asked)
     best, overlap = "", 0
     for item in remembered(system):

@@ -21,6 +21,9 @@ after the conversation: a background result being told (a block starting with
     - My favourite colour is green
     - I take my coffee black
 
+When memory could not be asked this turn, the note's one line is `MEMORY_UNCHECKED` instead,
+which is never the same as nothing remembered (no note at all).
+
 Tool results the worker returns (the `content` of a `tool_result`, a JSON object as text; an
 `is_error: true` result carries a plain sentence instead):
 - `fetch_page`: `{"title": str, "text": str}`, the page title and its readable text.
@@ -43,6 +46,12 @@ from violet.models.validation import strict_object
 SUMMARY_HEADING = "## Earlier in this conversation"
 PINNED_HEADING = "## Open items"
 MEMORY_HEADING = "## What you remember about this person"
+# The memory note's only line when memory could not be asked this turn.
+MEMORY_UNCHECKED = (
+    "Your memory could not be checked this turn, so you cannot tell what you know about this "
+    "person right now. If they ask about themselves, do not say you don't know: say plainly "
+    "that you can't check right now and ask them to ask again in a moment."
+)
 # A work session's requests that no longer fit its window, with what each came to.
 EARLIER_WORK_HEADING = "## Earlier in this work"
 UPDATE_PREFIX = "[update] "
@@ -189,11 +198,20 @@ def memory_line(text: str) -> str:
     return f"- {' '.join(text.split())}"
 
 
-def memory_note(remembered: list[str]) -> str:
-    """The memory note that ends a main call's newest user turn; empty with nothing recalled."""
+def memory_note(remembered: list[str], checked: bool = True) -> str:
+    """The memory note that ends a main call's newest user turn; empty with nothing recalled.
+    When memory could not be checked it says so, so that the model tells the person it can't
+    check now rather than that it doesn't know."""
+    if not checked:
+        return headed(MEMORY_HEADING, [MEMORY_UNCHECKED])
     if not remembered:
         return ""
     return headed(MEMORY_HEADING, (memory_line(text) for text in remembered))
+
+
+def memory_unchecked(text: str) -> bool:
+    """Whether the memory note in `text` says memory could not be checked this turn."""
+    return MEMORY_UNCHECKED in section(text, MEMORY_HEADING)
 
 
 def is_memory_note(block: ContentBlock) -> bool:
