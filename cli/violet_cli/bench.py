@@ -26,6 +26,7 @@ from violet.identity import issue_token
 from violet.models import JsonObject
 from violet.settings import CommonSettings
 from violet_cli import sandbox_bench
+from violet_cli.bench_memory import measure_memory_scale, render_memory_scale
 from violet_cli.economy import (
     EARLY_TURNS,
     Economy,
@@ -264,6 +265,8 @@ def run_benchmarks(data: str, out: str) -> int:
     sandboxes = sandbox_bench.measure()
     report = render(turns, per_second, economies, routing, memory, trust)
     report += "\n\n" + sandbox_bench.render(sandboxes) + "\n"
+    memory_scale = measure_memory_scale(str(data_dir / "locomo_dev.json"))
+    report += "\n" + render_memory_scale(memory_scale) + "\n"
     (out_dir / "benchmarks.md").write_text(report)
     print(
         json.dumps(
