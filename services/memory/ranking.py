@@ -184,7 +184,7 @@ class RecallIndex:
             + w.dense * alone * _zscore(vectors @ query_vector)
             + w.dense * in_context * _zscore(context_vectors @ query_vector)
         )
-        named = self._speakers.named(set(_QUESTIONS.words(query.text)))
+        named = self._speakers.named(frozenset(_QUESTIONS.words(query.text)))
         return fused + named * (np.ptp(fused) + 1.0)
 
 
@@ -274,7 +274,7 @@ class _Speakers:
         self._size -= 1
         self._codes[position] = self._codes[self._size]
 
-    def named(self, query_words: set[str]) -> NDArray[np.bool_]:
+    def named(self, query_words: frozenset[str]) -> NDArray[np.bool_]:
         """Whether the query names each candidate's speaker."""
         named = [code for code, words in enumerate(self._words) if words & query_words]
         return np.isin(self._codes[: self._size], named)
