@@ -57,13 +57,13 @@ def scores_by_id(index: RecallIndex, query: RecallQuery) -> dict[str, float]:
 
 
 def assert_ranks_as_built_anew(index: RecallIndex, rng: np.random.Generator) -> None:
-    # float32 dot products may round apart in the last place between two matrices
     fresh = RecallIndex(sorted(index.candidates, key=lambda c: c.id))
     for text in QUERIES:
         query = RecallQuery(text, unit(rng.normal(size=DIM)))
         kept, anew = scores_by_id(index, query), scores_by_id(fresh, query)
         assert kept.keys() == anew.keys()
         ids = sorted(anew)
+        # Two matrices' float32 dot products may round apart in the last place.
         np.testing.assert_allclose(
             [kept[i] for i in ids], [anew[i] for i in ids], rtol=1e-6, atol=1e-6
         )
