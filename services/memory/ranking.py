@@ -181,8 +181,8 @@ class RecallIndex:
         fused = (
             w.lexical * alone * _zscore(self._lexical.scores(query_terms))
             + w.lexical * in_context * _zscore(self._lexical_in_context.scores(query_terms))
-            + w.dense * alone * _zscore(vectors @ query_vector)
-            + w.dense * in_context * _zscore(context_vectors @ query_vector)
+            + w.dense * alone * _zscore(_cosines(vectors, query_vector))
+            + w.dense * in_context * _zscore(_cosines(context_vectors, query_vector))
         )
         named = self._speakers.named(frozenset(_QUESTIONS.words(query.text)))
         return fused + named * (np.ptp(fused) + 1.0)
@@ -285,6 +285,12 @@ class _Speakers:
             code = self._code_of[speaker] = len(self._words)
             self._words.append(frozenset(_QUESTIONS.content_words(speaker)))
         return code
+
+
+def _cosines(rows: NDArray[np.float32], vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    # einsum's own loop, not BLAS: on a busy 2-core machine OpenBLAS's threaded product waits
+    # for a second core, 15 to 22 ms for 10,000 rows against 3 to 5 ms.
+    return np.einsum("ij,j->i", rows, vector)
 
 
 def _zscore(values: NDArray[np.floating]) -> NDArray[np.float64]:
