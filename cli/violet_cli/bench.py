@@ -27,6 +27,7 @@ from violet.identity import issue_token
 from violet.models import JsonObject
 from violet.settings import CommonSettings
 from violet_cli import sandbox_bench
+from violet_cli.bench_memory import measure_memory_scale, render_memory_scale
 from violet_cli.economy import (
     EARLY_TURNS,
     Economy,
@@ -339,6 +340,15 @@ def _sandboxes(data_dir: Path, out_dir: Path) -> Measured:
     return Measured(sandbox_bench.render(sandbox_bench.measure()), {})
 
 
+def _memory_scale(data_dir: Path, out_dir: Path) -> Measured:
+    figures = measure_memory_scale(str(data_dir / "locomo_dev.json"))
+    summary = {
+        f.items: {"recall_p99_ms": max(f.unchanged_ms), "after_capture_p99_ms": max(f.after_capture_ms)}
+        for f in figures
+    }
+    return Measured(render_memory_scale(figures), {"memory_scale": summary})
+
+
 # The document's sections, in its order. A new benchmark is one more entry here.
 SECTIONS = (
     Section("turns", "## Turns over the phone protocol", _turns),
@@ -349,6 +359,7 @@ SECTIONS = (
     Section("economy", "## Context economy", _economy),
     Section("routing", "## Routing", _routing),
     Section("recall", "## Memory recall", _recall),
+    Section("memory", "## One person's memory at scale", _memory_scale),
     Section("trust", "## Memory trust", _trust),
     Section("sandboxes", "## The sandbox", _sandboxes),
 )

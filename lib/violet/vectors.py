@@ -93,6 +93,10 @@ class VectorStore(Protocol):
         """Every point of the person, with its vectors."""
         ...
 
+    async def retrieve(self, person: str, ids: Sequence[str]) -> list[StoredVectors]:
+        """The person's points among `ids`, with their vectors (another person's are not)."""
+        ...
+
     async def compact(self) -> None: ...
 
     async def close(self) -> None: ...
@@ -187,16 +191,22 @@ class EdgeVectorStore:
         await asyncio.to_thread(self._update, everything)
 
     async def scroll(self, person: str) -> list[StoredVectors]:
-        return await asyncio.to_thread(self._scroll, person)
+        return await asyncio.to_thread(self._scroll, self._of(person))
 
-    def _scroll(self, person: str) -> list[StoredVectors]:
+    async def retrieve(self, person: str, ids: Sequence[str]) -> list[StoredVectors]:
+        if not ids:
+            return []
+        wanted = self._of(person, edge.HasIdCondition(set(ids)))
+        return await asyncio.to_thread(self._scroll, wanted)
+
+    def _scroll(self, wanted: edge.Filter) -> list[StoredVectors]:
         found: list[StoredVectors] = []
         offset = None
         while True:
             request = edge.ScrollRequest(
                 offset=offset,
                 limit=SCROLL_PAGE,
-                filter=self._of(person),
+                filter=wanted,
                 with_payload=True,
                 with_vector=True,
             )
@@ -356,13 +366,21 @@ class QdrantVectorStore:
             await self._client.delete(self._collection, points_selector=selector)
 
     async def scroll(self, person: str) -> list[StoredVectors]:
+        return await self._scroll(self._of(person))
+
+    async def retrieve(self, person: str, ids: Sequence[str]) -> list[StoredVectors]:
+        if not ids:
+            return []
+        return await self._scroll(self._of(person, qdrant.HasIdCondition(has_id=list(ids))))
+
+    async def _scroll(self, wanted: qdrant.Filter) -> list[StoredVectors]:
         found: list[StoredVectors] = []
         offset = None
         while True:
             with self._reaching():
                 records, offset = await self._client.scroll(
                     self._collection,
-                    scroll_filter=self._of(person),
+                    scroll_filter=wanted,
                     limit=SCROLL_PAGE,
                     offset=offset,
                     with_payload=True,

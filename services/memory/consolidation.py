@@ -27,7 +27,6 @@ from memory.deeds import from_json, item_text
 from memory.indexing import reindex
 from memory.merging import Step, plan, settle
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
-from memory.recall import Recaller
 from memory.store import FACT, Item, MemoryStore
 from violet.clock import utc_now
 from violet.embedder import Embedder
@@ -79,13 +78,11 @@ class Consolidator:
         vectors: VectorStore,
         embedder: Embedder,
         capturer: Capturer,
-        recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
         self._embedder = embedder
         self._capturer = capturer
-        self._recaller = recaller
 
     async def consolidate(self, person: str) -> Consolidated:
         """Makes the items of any turn still waiting, withdraws facts that do not check out,
@@ -95,12 +92,10 @@ class Consolidator:
         async with self._store.of(person) as memory:
             facts = await memory.active_items(FACT)
         steps = plan(facts, await self._alike(person, facts))
-        left = await settle(self._store, self._vectors, self._embedder, person, steps)
+        await settle(self._store, self._vectors, self._embedder, person, steps)
         async with self._store.of(person) as memory:
             if not await memory.has_waiting_turns():
                 await memory.drop_extracted_turns()
-        if left or withdrawn:
-            self._recaller.drop(person)
         return Consolidated(steps, withdrawn)
 
     async def consolidate_when_quiet(self, quiet_s: float, sweep_s: float) -> None:
@@ -177,6 +172,7 @@ class Consolidator:
             await reindex(
                 self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
             )
+            await self._store.vectors_stored(person, [item.id for item in back])
         return len(unfounded)
 
     async def _purge(self, person: str, before: datetime) -> int:
@@ -194,4 +190,5 @@ class Consolidator:
         stray = sorted(stored - {item.id for item in active})
         await self._vectors.delete(person, stray)
         await reindex(self._store, person, self._embedder, self._vectors, missing, stray)
+        await self._store.vectors_stored(person, [*(item.id for item in missing), *stray])
         return len(missing) + len(stray)

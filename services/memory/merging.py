@@ -93,6 +93,7 @@ async def drop_vectors(
     if left:
         await vectors.delete(person, left)
         await reindex(store, person, embedder, vectors, [], left)
+        await store.vectors_stored(person, left)
 
 
 async def settle(

@@ -1,7 +1,8 @@
 """The memory page: what the person sees of their memory, and what they can take back.
 
 The page lists facts (the provenance-checked items), in plain words, newest first. Forgetting
-one takes it out of recall at once, vectors too, together with the turns it was made from (which
+one takes it out of recall at once on every replica (the change advances the person's memory
+version), vectors too, together with the turns it was made from (which
 would otherwise bring it back); Restore undoes that. Forgetting everything deletes every item,
 turn and captured turn of the person for good.
 """
@@ -9,7 +10,6 @@ turn and captured turn of the person for good.
 from __future__ import annotations
 
 from memory.indexing import reindex
-from memory.recall import Recaller
 from memory.store import Item, MemoryStore
 from violet.embedder import Embedder
 from violet.vectors import VectorStore
@@ -25,12 +25,10 @@ class MemoryPage:
         store: MemoryStore,
         vectors: VectorStore,
         embedder: Embedder,
-        recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
         self._embedder = embedder
-        self._recaller = recaller
 
     async def facts(self, person: str) -> list[Item]:
         async with self._store.of(person) as memory:
@@ -44,7 +42,7 @@ class MemoryPage:
             left = await memory.forget(item) if item.forgotten_at is None else []
         await self._vectors.delete(person, left)
         await reindex(self._store, person, self._embedder, self._vectors, [], left)
-        self._recaller.drop(person)
+        await self._store.vectors_stored(person, left)
         return await self.facts(person)
 
     async def restore(self, person: str, item_id: str) -> list[Item]:
@@ -56,12 +54,11 @@ class MemoryPage:
         await reindex(
             self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
         )
-        self._recaller.drop(person)
+        await self._store.vectors_stored(person, [item.id for item in back])
         return await self.facts(person)
 
     async def forget_everything(self, person: str) -> list[Item]:
         async with self._store.of(person) as memory:
             await memory.forget_everything()
-        self._recaller.drop(person)
         await self._vectors.delete_person(person)
         return []

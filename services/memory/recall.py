@@ -1,28 +1,33 @@
 """Recall: the few items of one person's memory that answer a message.
 
 Ranking (`memory.ranking`) scores every item in the person's recall: BM25 and dense similarity
-fused, so it needs the whole set. The set is read from SQL on every call (so a forget on any
-replica counts at once); its ranking index and vectors are kept in process while the set stays
-the same, and vectors come from the vector store, filtered by the person.
+fused, so it needs the whole set. Each replica keeps the person's ranking index in process and
+keeps it current from the person's memory version (`memory.store`): a recall reads that one
+small row, and when the version moved, only the items changed since, with their vectors fetched
+by id from the vector store. So a forget on any replica counts at the next recall on every one,
+and a capture costs the next recall a few items, not the whole memory. Recall reads in
+transactions that take no lock, so it never waits behind capture's writes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
-from memory.store import Item, MemoryStore
+from memory.store import Item, MemoryStore, MemoryVersion
 from violet.embedder import Embedder, embed_query_in_thread
 from violet.vectors import StoredVectors, VectorStore
 
 # People whose ranking index stays in memory; the least recently recalled go first.
 CACHED_PEOPLE = 256
+# The best this many are ordered first; the rest only when those run out.
+_FIRST_BEST = 32
 
 
 @dataclass(frozen=True)
@@ -31,11 +36,94 @@ class Recalled:
     score: float
 
 
-@dataclass(frozen=True)
-class _Index:
-    fingerprint: str
-    items: list[Item]
-    ranking: RecallIndex
+@dataclass
+class _PersonIndex:
+    """One person's memory as recall keeps it: every item in recall, and the ranking index of
+    those whose vectors are stored."""
+
+    epoch: str
+    version: int
+    items: dict[str, Item] = field(default_factory=dict)
+    ranking: RecallIndex = field(default_factory=RecallIndex)
+    # Items in recall whose vectors were not stored yet (a restore under way, or lost ones the
+    # nightly pass repairs): asked for again at every recall.
+    waiting: set[str] = field(default_factory=set)
+    # The turns read after each item, and the facts made from each turn.
+    followers: dict[str, set[str]] = field(default_factory=dict)
+    facts_of_turn: dict[str, set[str]] = field(default_factory=dict)
+
+    def current(self, version: MemoryVersion) -> bool:
+        return (self.epoch, self.version) == (version.epoch, version.version) and not self.waiting
+
+    def follows(self, version: MemoryVersion) -> bool:
+        """Whether the changes since this index are still listed."""
+        return self.epoch == version.epoch and self.version >= version.listed_from
+
+    def apply(
+        self,
+        version: int,
+        changed: Collection[str],
+        rows: Sequence[Item],
+        stored: Iterable[StoredVectors],
+    ) -> None:
+        """Brings the index to `version`: `changed` names every item changed since (those
+        missing from `rows` are deleted), `stored` holds the vectors of the changed and waiting
+        items found in the vector store."""
+        now = {row.id: row for row in rows if row.active}
+        touched = set(changed) | self.waiting
+        for item_id in touched:
+            self._unlink(item_id)
+        for item in now.values():
+            self._link(item)
+        vectors = {point.id: point for point in stored}
+        # A turn reads the text of the item before it while that one is in recall.
+        touched |= {f for item_id in touched for f in self.followers.get(item_id, ())}
+        self.waiting.clear()
+        for item_id in sorted(touched):
+            self._index(item_id, vectors.get(item_id))
+        self.version = version
+
+    def _unlink(self, item_id: str) -> None:
+        item = self.items.pop(item_id, None)
+        if item is None:
+            return
+        if item.previous_item:
+            self.followers.get(item.previous_item, set()).discard(item.id)
+        for turn in item.turn_items:
+            self.facts_of_turn.get(turn, set()).discard(item.id)
+
+    def _link(self, item: Item) -> None:
+        self.items[item.id] = item
+        if item.previous_item:
+            self.followers.setdefault(item.previous_item, set()).add(item.id)
+        for turn in item.turn_items:
+            self.facts_of_turn.setdefault(turn, set()).add(item.id)
+
+    def _index(self, item_id: str, stored: StoredVectors | None) -> None:
+        item = self.items.get(item_id)
+        indexed = self.ranking.get(item_id)
+        if item is None:
+            self.ranking.remove(item_id)
+            return
+        if stored is not None:
+            vector, context = stored.vector, stored.context_vector
+        elif indexed is not None:  # its row changed, not its vectors (or a turn before it did)
+            vector, context = indexed.vector, indexed.context_vector
+        else:
+            self.waiting.add(item_id)
+            return
+        previous = self.items.get(item.previous_item or "")
+        self.ranking.put(
+            MemoryCandidate(
+                id=item.id,
+                text=item.text,
+                speaker=item.speaker,
+                created_at=item.created_at,
+                vector=vector,
+                previous_text=previous.text if previous else None,
+                context_vector=context,
+            )
+        )
 
 
 class Recaller:
@@ -43,9 +131,9 @@ class Recaller:
         self._store = store
         self._vectors = vectors
         self._embedder = embedder
-        self._indexes: OrderedDict[str, _Index] = OrderedDict()
-        # Bumped by drop(): an index built across a change is used once, not kept.
-        self._generation: dict[str, int] = {}
+        self._indexes: OrderedDict[str, _PersonIndex] = OrderedDict()
+        # One recall at a time brings a person's index up to date and ranks on it.
+        self._locks: dict[str, asyncio.Lock] = {}
 
     async def recall(self, person: str, query: str, k: int) -> list[Recalled]:
         """The k items (at most `MAX_RECALL`) that best answer `query`, best first."""
@@ -53,78 +141,92 @@ class Recaller:
             raise ValueError(f"recall gives 1 to {MAX_RECALL} items, not {k}")
         if not query.strip():
             return []
-        vector, index = await asyncio.gather(
-            embed_query_in_thread(self._embedder, query), self._index_of(person)
-        )
-        if not index.items:
-            return []
-        scores = await asyncio.to_thread(index.ranking.scores, RecallQuery(query, vector))
-        return _best(index.items, scores, k)
+        lock = self._locks.setdefault(person, asyncio.Lock())
+        async with lock:
+            vector, index = await asyncio.gather(
+                embed_query_in_thread(self._embedder, query), self._index_of(person)
+            )
+            if index is None or not len(index.ranking):
+                return []
+            scores = await asyncio.to_thread(index.ranking.scores, RecallQuery(query, vector))
+            return _best(index, scores, k)
 
-    def drop(self, person: str) -> None:
-        """Forgets the cached index (after the person's memory changed on this replica)."""
-        self._indexes.pop(person, None)
-        self._generation[person] = self._generation.get(person, 0) + 1
-
-    async def _index_of(self, person: str) -> _Index:
-        generation = self._generation.get(person, 0)
-        async with self._store.of(person) as memory:
-            ids = await memory.active_ids()
-        cached = self._indexes.get(person)
-        if cached and cached.fingerprint == _fingerprint(ids):
-            self._indexes.move_to_end(person)
-            return cached
-        async with self._store.of(person) as memory:
-            items = await memory.active_items()
-        stored = await self._vectors.scroll(person)
-        fingerprint = _fingerprint(sorted(item.id for item in items))
-        index = await asyncio.to_thread(_build, fingerprint, items, stored)
-        complete = len(index.items) == len(items)  # else an item still waits for its vectors
-        if complete and generation == self._generation.get(person, 0):
-            self._indexes[person] = index
-            while len(self._indexes) > CACHED_PEOPLE:
-                self._indexes.popitem(last=False)
+    async def _index_of(self, person: str) -> _PersonIndex | None:
+        async with self._store.reading(person) as memory:
+            version = await memory.version()
+            cached = self._indexes.get(person)
+            if version is None:  # no memory, or all of it forgotten
+                self._forget(person)
+                return None
+            if cached and cached.current(version):
+                self._indexes.move_to_end(person)
+                return cached
+            if cached and cached.follows(version):
+                changed = set(await memory.changed_since(cached.version))
+                rows = await memory.items(changed | cached.waiting)
+            else:
+                cached, changed = None, set()
+                rows = await memory.active_items()
+        if cached is None:
+            index = _PersonIndex(version.epoch, version.version)
+            changed = {row.id for row in rows}
+            stored = await self._vectors.scroll(person)
+        else:
+            index = cached
+            stored = await self._vectors.retrieve(person, [row.id for row in rows if row.active])
+        await asyncio.to_thread(index.apply, version.version, changed, rows, stored)
+        self._keep(person, index)
         return index
 
+    def _keep(self, person: str, index: _PersonIndex) -> None:
+        self._indexes[person] = index
+        self._indexes.move_to_end(person)
+        while len(self._indexes) > CACHED_PEOPLE:
+            evicted, _ = self._indexes.popitem(last=False)
+            lock = self._locks.get(evicted)
+            if lock is not None and not lock.locked():
+                del self._locks[evicted]
 
-def _fingerprint(ids: Sequence[str]) -> str:
-    return hashlib.sha256("\n".join(ids).encode()).hexdigest()
-
-
-def _build(fingerprint: str, items: Sequence[Item], stored: Sequence[StoredVectors]) -> _Index:
-    vectors = {point.id: point for point in stored}
-    texts = {item.id: item.text for item in items}
-    # An item whose vectors are not stored yet (a restore under way, or lost ones the nightly
-    # pass repairs) is left out.
-    indexed = [item for item in items if item.id in vectors]
-    candidates = [
-        MemoryCandidate(
-            id=item.id,
-            text=item.text,
-            speaker=item.speaker,
-            created_at=item.created_at,
-            vector=vectors[item.id].vector,
-            # Only a turn still in recall is read with the next one.
-            previous_text=texts.get(item.previous_item or ""),
-            context_vector=vectors[item.id].context_vector,
-        )
-        for item in indexed
-    ]
-    return _Index(fingerprint, indexed, RecallIndex(candidates))
+    def _forget(self, person: str) -> None:
+        self._indexes.pop(person, None)
 
 
-def _best(items: Sequence[Item], scores: np.ndarray, k: int) -> list[Recalled]:
+def _best(index: _PersonIndex, scores: NDArray[np.float64], k: int) -> list[Recalled]:
     """The k best, each saying something new: a fact and the turn it was made from say the
     same, so only the better of the two is kept."""
     chosen: list[Recalled] = []
     covered: set[str] = set()
-    for i in np.argsort(-scores, kind="stable"):
-        item = items[int(i)]
+    candidates = index.ranking.candidates
+    for position in _best_first(scores, candidates, index.items):
+        item = index.items[candidates[position].id]
         if item.id in covered:
             continue
-        chosen.append(Recalled(item, float(scores[i])))
+        chosen.append(Recalled(item, float(scores[position])))
         covered.update((item.id, *item.turn_items))
-        covered.update(other.id for other in items if item.id in other.turn_items)
+        covered.update(index.facts_of_turn.get(item.id, ()))
         if len(chosen) == k:
             break
     return chosen
+
+
+def _best_first(
+    scores: NDArray[np.float64], candidates: Sequence[MemoryCandidate], items: Mapping[str, Item]
+) -> Iterator[int]:
+    """Positions by score, best first; equal scores oldest first (then by id), as the items
+    come from SQL. Only the first few are sorted unless more are asked for."""
+
+    def order(positions: Iterable[int]) -> list[int]:
+        def key(position: int) -> tuple[float, object, str]:
+            item = items[candidates[position].id]
+            return (-float(scores[position]), item.created_at, item.id)
+
+        return sorted(positions, key=key)
+
+    if len(scores) > _FIRST_BEST:
+        threshold = np.partition(scores, len(scores) - _FIRST_BEST)[len(scores) - _FIRST_BEST]
+        first = np.flatnonzero(scores >= threshold)
+        yield from order(int(p) for p in first)
+        rest = np.flatnonzero(scores < threshold)
+        yield from order(int(p) for p in rest)
+    else:
+        yield from order(range(len(scores)))

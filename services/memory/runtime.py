@@ -57,8 +57,8 @@ async def open_memory(
             vectors=vectors,
             capturer=capturer,
             recaller=recaller,
-            page=MemoryPage(store, vectors, embedder, recaller),
-            consolidator=Consolidator(store, vectors, embedder, capturer, recaller),
+            page=MemoryPage(store, vectors, embedder),
+            consolidator=Consolidator(store, vectors, embedder, capturer),
         )
     finally:
         await capturer.stop()

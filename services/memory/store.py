@@ -1,5 +1,9 @@
 """Memory items in SQL, one person at a time.
 
+Every change to a person's items advances the person's version in the same transaction and
+lists the changed items (`memory_versions`, `memory_changes`), so that recall on any replica reads
+one small row to learn whether anything changed, and then only what did.
+
 Two layers keep people apart. Every query below filters by the person in code, on both
 backends. On PostgreSQL the service also logs in as its own role and each transaction names its
 person (`violet.database`), so row-level security hides every other person's rows and a
@@ -14,6 +18,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -35,13 +40,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.deeds import Deed, from_json
-from memory.tables import captured_turns, memory_items, memory_people
+from memory.tables import (
+    captured_turns,
+    memory_changes,
+    memory_items,
+    memory_people,
+    memory_versions,
+)
 from violet import database
 from violet.clock import utc_now
 from violet.identity import acting_for
 
 FACT = "fact"
 TURN = "turn"
+# An execution option: the transaction only reads.
+READS_ONLY = "violet_reads_only"
 
 
 def new_item_id() -> str:
@@ -63,7 +76,9 @@ def _begin_explicitly(connection: DBAPIConnection, _record: ConnectionPoolEntry)
 def _begin_immediate(connection: Connection) -> None:
     # A SQLite transaction that reads and then writes fails at once ("database is locked") when
     # another writer committed in between; taking the write lock at the start makes it wait.
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    # One that only reads takes no lock: under WAL it reads beside the writer, never behind it.
+    reads_only = connection.get_execution_options().get(READS_ONLY, False)
+    connection.exec_driver_sql("BEGIN" if reads_only else "BEGIN IMMEDIATE")
 
 
 @dataclass(frozen=True)
@@ -105,6 +120,16 @@ def _item(row: Row) -> Item:
 
 
 @dataclass(frozen=True)
+class MemoryVersion:
+    """Where a person's memory stands: changes advance `version` within one `epoch`, and those
+    from `listed_from` on are listed item by item."""
+
+    epoch: str
+    version: int
+    listed_from: int
+
+
+@dataclass(frozen=True)
 class NewTurn:
     """A finished turn as Capture receives it: the person's words, Violet's answer, and what
     Violet did in background work."""
@@ -139,6 +164,26 @@ class MemoryStore:
         with acting_for(person):
             async with self._engine.begin() as connection:
                 yield PersonMemory(connection, person, self._postgres)
+
+    @asynccontextmanager
+    async def reading(self, person: str) -> AsyncIterator[PersonMemory]:
+        """A transaction that only reads the person's memory: it never waits for a writer (on
+        SQLite it takes no lock, on PostgreSQL reads never wait)."""
+        if not person:
+            raise ValueError("memory is always someone's: the person is empty")
+        with acting_for(person):
+            async with self._engine.connect() as connection:
+                await connection.execution_options(**{READS_ONLY: True})
+                async with connection.begin():
+                    yield PersonMemory(connection, person, self._postgres)
+
+    async def vectors_stored(self, person: str, ids: Sequence[str]) -> None:
+        """The vectors of these items, and of the turns read after them, were stored or deleted
+        after their change was committed: recall reads them again."""
+        if ids:
+            async with self.of(person) as memory:
+                followers = await memory.followers(ids)
+                await memory.record_changes([*ids, *(turn.id for turn in followers)])
 
     async def people(self) -> list[str]:
         """Everyone with a memory (the nightly pass)."""
@@ -198,6 +243,98 @@ class PersonMemory:
         self._db = connection
         self.person = person
         self._postgres = postgres
+        # One version per transaction, taken at its first change.
+        self._version: int | None = None
+
+    # Versions and changes.
+
+    async def version(self) -> MemoryVersion | None:
+        """Where the person's memory stands; None when they have none."""
+        row = (
+            await self._db.execute(
+                select(
+                    memory_versions.c.epoch,
+                    memory_versions.c.version,
+                    memory_versions.c.listed_from,
+                ).where(_of(memory_versions, self.person))
+            )
+        ).first()
+        return MemoryVersion(row.epoch, row.version, row.listed_from) if row else None
+
+    async def changed_since(self, version: int) -> list[str]:
+        """The ids of the items changed (added, changed or deleted) after `version`."""
+        return list(
+            (
+                await self._db.scalars(
+                    select(memory_changes.c.item).where(
+                        _of(memory_changes, self.person), memory_changes.c.version > version
+                    )
+                )
+            ).all()
+        )
+
+    async def record_changes(self, ids: Iterable[str]) -> None:
+        """Advances the person's version (once per transaction) and lists the items under it."""
+        changed = sorted(set(ids))
+        if not changed:
+            return
+        version = await self._advance()
+        moment = utc_now()
+        upsert = self._insert(memory_changes)
+        await self._db.execute(
+            upsert.on_conflict_do_update(
+                index_elements=[memory_changes.c.person, memory_changes.c.item],
+                set_={"version": upsert.excluded.version, "changed_at": upsert.excluded.changed_at},
+            ),
+            [
+                {"person": self.person, "item": item, "version": version, "changed_at": moment}
+                for item in changed
+            ],
+        )
+
+    async def _advance(self) -> int:
+        if self._version is None:
+            upsert = self._insert(memory_versions).values(
+                person=self.person, epoch=uuid.uuid4().hex, version=1, listed_from=1
+            )
+            self._version = int(
+                await self._db.scalar(
+                    upsert.on_conflict_do_update(
+                        index_elements=[memory_versions.c.person],
+                        set_={"version": memory_versions.c.version + 1},
+                    ).returning(memory_versions.c.version)
+                )
+            )
+        return self._version
+
+    def _insert(self, table: Table) -> Any:
+        """An INSERT that can say what to do on a conflict, in the backend's dialect."""
+        return (postgres_insert if self._postgres else sqlite_insert)(table)
+
+    async def _compact_changes(self, before: datetime) -> None:
+        """Drops the listed changes of items deleted since before `before`; a replica that knows
+        no version as recent reads the person's memory whole."""
+        still_there = select(memory_items.c.id).where(_of(memory_items, self.person))
+        dropped = (
+            await self._db.scalars(
+                delete(memory_changes)
+                .where(
+                    _of(memory_changes, self.person),
+                    memory_changes.c.changed_at < before,
+                    memory_changes.c.item.not_in(still_there),
+                )
+                .returning(memory_changes.c.version)
+            )
+        ).all()
+        if dropped:
+            await self._db.execute(
+                update(memory_versions)
+                .where(
+                    _of(memory_versions, self.person),
+                    memory_versions.c.listed_from < max(dropped),
+                )
+                .values(listed_from=max(dropped))
+            )
 
     # Captured turns.
 
@@ -304,6 +441,7 @@ class PersonMemory:
     async def add_items(self, items: Sequence[Item]) -> None:
         if items:
             await self._db.execute(insert(memory_items), [item.columns() for item in items])
+            await self.record_changes(item.id for item in items)
 
     async def get(self, item_id: str) -> Item | None:
         row = (
@@ -388,6 +526,7 @@ class PersonMemory:
             if turn.active:
                 await self._set(turn.id, forgotten_at=moment, forgotten_with=item.id)
                 hidden.append(turn.id)
+        await self.record_changes(hidden)
         return hidden
 
     async def restore(self, item: Item) -> list[Item]:
@@ -400,7 +539,9 @@ class PersonMemory:
                 _of(memory_items, self.person), memory_items.c.forgotten_with == item.id
             )
         )
-        for turn in [_item(row) for row in rows]:
+        turns = [_item(row) for row in rows]
+        await self.record_changes([item.id, *(turn.id for turn in turns)])
+        for turn in turns:
             keeper = next((f for f in still_forgotten if turn.id in f.turn_items), None)
             if keeper:  # another forgotten fact was made from this turn too: it stays hidden
                 await self._set(turn.id, forgotten_with=keeper.id)
@@ -429,6 +570,7 @@ class PersonMemory:
         moment = utc_now()
         left = [older.id]
         await self._set(older.id, superseded_by=newer.id, updated_at=moment)
+        await self.record_changes([older.id, newer.id])
         if merge:
             await self._set(
                 newer.id,
@@ -441,6 +583,7 @@ class PersonMemory:
             if turn.active and turn.id not in newer.turn_items:
                 await self._set(turn.id, superseded_by=newer.id, updated_at=moment)
                 left.append(turn.id)
+        await self.record_changes(left)
         return left
 
     async def withdraw(self, ids: Sequence[str]) -> list[Item]:
@@ -458,6 +601,7 @@ class PersonMemory:
             .returning(memory_items.c.id)
         )
         back = await self.items([row.id for row in rows])
+        await self.record_changes([*ids, *(item.id for item in back)])
         return [item for item in back if item.active]
 
     async def previous_texts(self, items: Iterable[Item]) -> dict[str, str]:
@@ -498,6 +642,9 @@ class PersonMemory:
                     _of(memory_items, self.person), memory_items.c.id.in_(ids)
                 )
             )
+        # Forgotten items left recall when they were forgotten: deleting them changes nothing
+        # recall sees, and their listed changes can go once as old.
+        await self._compact_changes(before)
         return ids
 
     async def forget_everything(self) -> None:
@@ -505,7 +652,10 @@ class PersonMemory:
         # the items it made are then deleted with the rest.
         for table in (captured_turns, memory_items):
             await self._db.execute(delete(table).where(_of(table, self.person)))
-        await self._db.execute(delete(memory_people).where(memory_people.c.person == self.person))
+        # With no version left, recall knows the person has no memory; the next change starts
+        # a new epoch.
+        for table in (memory_people, memory_versions, memory_changes):
+            await self._db.execute(delete(table).where(_of(table, self.person)))
 
     async def _set(self, item_id: str, **values: object) -> None:
         await self._db.execute(

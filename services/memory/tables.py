@@ -1,13 +1,14 @@
-"""The memory service's tables: memory items, captured turns, and who has memory.
+"""The memory service's tables: memory items, captured turns, their changes, and who has memory.
 
-`memory_items` and `captured_turns` hold a person's memory and are guarded by row-level security
-on PostgreSQL. `memory_people` holds no memory, only who has some and when they last spoke: the
-sweep and the nightly pass read it to find whom to work on.
+`memory_items`, `captured_turns`, `memory_versions` and `memory_changes` hold a person's memory
+(or what changed in it) and are guarded by row-level security on PostgreSQL. `memory_people`
+holds no memory, only who has some and when they last spoke: the sweep and the nightly pass read
+it to find whom to work on.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import JSON, BigInteger, Column, Index, Integer, MetaData, String, Table, Text
 
 from violet.clock import UtcDateTime
 
@@ -76,4 +77,32 @@ memory_people = Table(
     Column("consolidated_at", UtcDateTime(), nullable=True),
     # A replica consolidating the person holds them until then.
     Column("consolidating_until", UtcDateTime(), nullable=True),
+)
+
+# Every change to a person's items advances their version, so that recall on any replica learns
+# from one small row whether anything changed since it last looked, and from `memory_changes`
+# which items to read again.
+memory_versions = Table(
+    "memory_versions",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    # New whenever the row is made anew (after forgetting everything): versions of an earlier
+    # epoch say nothing about this one.
+    Column("epoch", String(32), nullable=False),
+    Column("version", BigInteger, nullable=False),
+    # Changes up to this version may no longer be listed: a replica that knows an older version
+    # reads the person's memory whole.
+    Column("listed_from", BigInteger, nullable=False),
+)
+
+# Each item's latest change: the version that made it. A deleted item keeps its row, so that a
+# replica learns it is gone, until the nightly compaction.
+memory_changes = Table(
+    "memory_changes",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("item", String(40), primary_key=True),
+    Column("version", BigInteger, nullable=False),
+    Column("changed_at", UtcDateTime(), nullable=False),
+    Index("ix_memory_changes_person_version", "person", "version"),
 )

@@ -13,12 +13,16 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.indexing import index_items
+from memory.recall import Recaller
 from memory.runtime import migrate
 from memory.settings import MemorySettings
 from memory.store import FACT, Item, MemoryStore, NewTurn, new_item_id, open_memory_engine
 from memory.tables import memory_items
 from tests.support.postgres import fresh_schema
 from violet import database
+from violet.embedder import get_embedder
+from violet.vectors import EdgeVectorStore
 
 AT = datetime(2025, 5, 1, tzinfo=UTC)
 SERVICE_ROLE = database.service_role("memory")
@@ -160,3 +164,44 @@ async def test_consolidation_finds_its_people_only_through_the_owners_scan_funct
     assert not await store.claim_consolidation("ann", later)
     await store.consolidated("ann", later)
     assert await store.quiet_people(later) == ["bob"]
+
+
+async def test_memory_versions_and_changes_show_only_the_person_set(engine: AsyncEngine) -> None:
+    await remember(engine, "ann", "My cat is called Miso")
+    await remember(engine, "bob", "My dog is called Pixel")
+    for table in ("memory_versions", "memory_changes"):
+        async with engine.begin() as connection:
+            none = await connection.execute(text(f"SELECT count(*) FROM {table}"))
+            assert none.scalar() == 0
+        async with engine.begin() as connection:
+            await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
+            people = await connection.execute(text(f"SELECT DISTINCT person FROM {table}"))
+            assert list(people.scalars()) == ["ann"]
+
+
+async def test_a_forget_on_one_replica_counts_at_the_next_recall_on_another(
+    url: str, tmp_path: Path
+) -> None:
+    embedder = get_embedder()
+    vectors = EdgeVectorStore(tmp_path / "vectors", embedder.dim)
+    settings = MemorySettings(database_url=url)
+    engines = [open_memory_engine(database.service_engine(settings, "memory")) for _ in "ab"]
+    stores = [MemoryStore(engine) for engine in engines]
+    one, other = (Recaller(store, vectors, embedder) for store in stores)
+    try:
+        items = [fact("ann", "My cat is called Miso"), fact("ann", "I take my tea with honey")]
+        await index_items(embedder, vectors, items, {})
+        async with stores[0].of("ann") as memory:
+            await memory.add_items(items)
+        for recaller in (one, other):
+            recalled = await recaller.recall("ann", "what is my cat called?", 1)
+            assert [r.item.id for r in recalled] == [items[0].id]
+        async with stores[0].of("ann") as memory:
+            left = await memory.forget(items[0])
+        await vectors.delete("ann", left)
+        recalled = await other.recall("ann", "what is my cat called?", 2)
+        assert [r.item.id for r in recalled] == [items[1].id]
+    finally:
+        for engine in engines:
+            await engine.dispose()
+        await vectors.close()

@@ -96,6 +96,18 @@ async def test_scroll_returns_both_vectors_of_every_point(store: VectorStore) ->
     assert stored[fact.id].kind == "fact"
 
 
+async def test_retrieve_returns_the_persons_points_among_the_ids_only(store: VectorStore) -> None:
+    turn = point("ann", "turn", unit(1, 0, 0, 0), unit(1, 1, 0, 0))
+    others = [point("ann", "fact", unit(0, 0, 1, i + 1)) for i in range(600)]
+    bobs = point("bob", "fact", unit(0, 1, 0, 0))
+    await store.upsert([turn, *others, bobs])
+    wanted = [turn.id, *(p.id for p in others[:520]), bobs.id, str(uuid.uuid4())]
+    found = {s.id: s for s in await store.retrieve("ann", wanted)}
+    assert found.keys() == {turn.id, *(p.id for p in others[:520])}
+    assert np.allclose(found[turn.id].context_vector, unit(1, 1, 0, 0), atol=1e-6)
+    assert await store.retrieve("ann", []) == []
+
+
 async def test_the_embedded_store_keeps_its_points_across_a_restart(tmp_path: Path) -> None:
     first = EdgeVectorStore(tmp_path / "vectors", DIMENSION)
     kept = point("ann", "turn", unit(1, 0, 0, 0))
