@@ -26,11 +26,11 @@ from memory.capture import Capturer
 from memory.deeds import from_json, item_text
 from memory.indexing import reindex
 from memory.merging import Step, plan, settle
+from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
 from memory.recall import Recaller
 from memory.store import FACT, Item, MemoryStore
 from violet.clock import utc_now
-from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -77,13 +77,13 @@ class Consolidator:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embedder: Embedder,
+        passages: PassageQueue,
         capturer: Capturer,
         recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._passages = passages
         self._capturer = capturer
         self._recaller = recaller
 
@@ -95,7 +95,7 @@ class Consolidator:
         async with self._store.of(person) as memory:
             facts = await memory.active_items(FACT)
         steps = plan(facts, await self._alike(person, facts))
-        left = await settle(self._store, self._vectors, self._embedder, person, steps)
+        left = await settle(self._store, self._vectors, self._passages, person, steps)
         async with self._store.of(person) as memory:
             if not await memory.has_waiting_turns():
                 await memory.drop_extracted_turns()
@@ -175,7 +175,7 @@ class Consolidator:
             )
             await self._vectors.delete(person, unfounded)
             await reindex(
-                self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
+                self._store, person, self._passages, self._vectors, back, [i.id for i in back]
             )
         return len(unfounded)
 
@@ -193,5 +193,5 @@ class Consolidator:
         missing = [item for item in active if item.id not in stored]
         stray = sorted(stored - {item.id for item in active})
         await self._vectors.delete(person, stray)
-        await reindex(self._store, person, self._embedder, self._vectors, missing, stray)
+        await reindex(self._store, person, self._passages, self._vectors, missing, stray)
         return len(missing) + len(stray)

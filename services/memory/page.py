@@ -9,9 +9,9 @@ turn and captured turn of the person for good.
 from __future__ import annotations
 
 from memory.indexing import reindex
+from memory.passages import PassageQueue
 from memory.recall import Recaller
 from memory.store import Item, MemoryStore
-from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 
@@ -24,12 +24,12 @@ class MemoryPage:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embedder: Embedder,
+        passages: PassageQueue,
         recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._passages = passages
         self._recaller = recaller
 
     async def facts(self, person: str) -> list[Item]:
@@ -43,7 +43,7 @@ class MemoryPage:
                 raise UnknownItem(item_id)
             left = await memory.forget(item) if item.forgotten_at is None else []
         await self._vectors.delete(person, left)
-        await reindex(self._store, person, self._embedder, self._vectors, [], left)
+        await reindex(self._store, person, self._passages, self._vectors, [], left, urgent=True)
         self._recaller.drop(person)
         return await self.facts(person)
 
@@ -54,7 +54,13 @@ class MemoryPage:
                 raise UnknownItem(item_id)
             back = await memory.restore(item) if item.forgotten_at is not None else []
         await reindex(
-            self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
+            self._store,
+            person,
+            self._passages,
+            self._vectors,
+            back,
+            [i.id for i in back],
+            urgent=True,
         )
         self._recaller.drop(person)
         return await self.facts(person)
