@@ -9,7 +9,7 @@ An embedding takes milliseconds of CPU: services on an event loop call `embed_in
 `embed_query_in_thread`, so that other calls keep flowing meanwhile.
 
 The engine runs one call at a time (it spreads each call over all cores itself). A query is
-someone waiting for an answer, while stored passages are background work: passages go to the
+someone waiting for an answer, while texts to be stored are background work: those go to the
 engine in small slices, and a query that waits takes the engine before the next slice.
 """
 
@@ -64,20 +64,20 @@ class EmbedderUnavailable(RuntimeError):
 
 
 class EngineTurns:
-    """Whose call the engine runs next: one call at a time, waiting queries before passages,
-    each kind first come first served."""
+    """Whose call the engine runs next: one call at a time, urgent calls (a query someone waits
+    for) before background ones, each kind first come first served."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._busy = False
-        self._queries: deque[object] = deque()
-        self._passages: deque[object] = deque()
+        self._urgent: deque[object] = deque()
+        self._background: deque[object] = deque()
 
     @contextmanager
-    def turn(self, is_query: bool) -> Iterator[None]:
+    def turn(self, urgent: bool) -> Iterator[None]:
         """Holds the engine for one call, once every call ahead of this one is done."""
         ticket = object()
-        line = self._queries if is_query else self._passages
+        line = self._urgent if urgent else self._background
         with self._changed:
             line.append(ticket)
             self._changed.notify_all()
@@ -91,15 +91,15 @@ class EngineTurns:
                 self._busy = False
                 self._changed.notify_all()
 
-    def waiting(self, is_query: bool) -> int:
+    def waiting(self, urgent: bool) -> int:
         """How many calls of the kind wait for the engine."""
         with self._changed:
-            return len(self._queries if is_query else self._passages)
+            return len(self._urgent if urgent else self._background)
 
     def _next(self) -> object | None:
-        if self._queries:
-            return self._queries[0]
-        return self._passages[0] if self._passages else None
+        if self._urgent:
+            return self._urgent[0]
+        return self._background[0] if self._background else None
 
 
 class Embedder:
@@ -115,19 +115,24 @@ class Embedder:
 
         Each text counts up to its first MAX_TEXT_CHARS characters.
         """
-        return self._encode(list(texts), is_query=False)
+        return self._encode(list(texts), is_query=False, urgent=False)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        """The vector of one search text, shape (dim,)."""
-        return self._encode([text], is_query=True)[0]
+        """The vector of one search text, shape (dim,), embedded before any waiting passage."""
+        return self._encode([text], is_query=True, urgent=True)[0]
 
-    def _encode(self, texts: list[str], is_query: bool) -> NDArray[np.float32]:
+    def embed_as_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Vectors of texts read as queries (as `embed_query` reads them), to be stored: in
+        batches, as background work like `embed`."""
+        return self._encode(list(texts), is_query=True, urgent=False)
+
+    def _encode(self, texts: list[str], is_query: bool, urgent: bool) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         batches = []
         for start in range(0, len(texts), PASSAGE_SLICE):
             batch = [text[:MAX_TEXT_CHARS] for text in texts[start : start + PASSAGE_SLICE]]
-            with self.turns.turn(is_query):
+            with self.turns.turn(urgent):
                 vectors = self._model.encode(batch, is_query)
             batches.append(np.asarray(vectors, dtype=np.float32).reshape(len(batch), self.dim))
         return _normalised(np.concatenate(batches))

@@ -1,4 +1,4 @@
-"""The passages every capture pass stores, embedded together.
+"""The texts every capture pass stores, embedded together.
 
 Each person's background pass used to embed its own few texts, one engine call per pass. Here
 the passes of all people put their texts in one bounded queue, and one task embeds what waits
@@ -16,11 +16,21 @@ import contextlib
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from violet.embedder import TextEmbedder, embed_in_thread
+
+class StoringEmbedder(Protocol):
+    """The embedder's calls for texts to be stored (`violet.embedder.Embedder`)."""
+
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+    def embed_as_queries(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
 
 # Texts per engine call from the queue: requests of several people fill one batch.
 BATCH_TEXTS = 32
@@ -31,17 +41,18 @@ CAPACITY_TEXTS = 512
 @dataclass
 class _Request:
     texts: list[str]
+    as_queries: bool
     vectors: asyncio.Future[NDArray[np.float32]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
 
 
 class PassageQueue:
-    """Embeds stored passages for many callers at once; `embed` is the embedder's, awaited."""
+    """Embeds texts to be stored for many callers at once, off the event loop."""
 
     def __init__(
         self,
-        embedder: TextEmbedder,
+        embedder: StoringEmbedder,
         batch_texts: int = BATCH_TEXTS,
         capacity_texts: int = CAPACITY_TEXTS,
     ) -> None:
@@ -55,14 +66,17 @@ class PassageQueue:
         self._changed: asyncio.Condition | None = None
         self._worker: asyncio.Task[None] | None = None
 
-    async def embed(self, texts: Sequence[str], urgent: bool = False) -> NDArray[np.float32]:
-        """Vectors of passages to be stored, shape (len(texts), dim), as `Embedder.embed`.
+    async def embed(
+        self, texts: Sequence[str], as_queries: bool = False, urgent: bool = False
+    ) -> NDArray[np.float32]:
+        """Vectors of texts to be stored, shape (len(texts), dim): as `Embedder.embed` gives
+        them, or with `as_queries` as `Embedder.embed_as_queries` does.
 
         An `urgent` request (one a person waits for, such as a forget on the memory page) goes
         before all the others and never waits for room."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        request = _Request(list(texts))
+        request = _Request(list(texts), as_queries)
         changed = self._condition()
         async with changed:
             if urgent:
@@ -126,18 +140,25 @@ class PassageQueue:
         return batch
 
     async def _embed_batch(self, batch: list[_Request]) -> None:
-        wanted = [request for request in batch if not request.vectors.done()]
-        texts = [text for request in wanted for text in request.texts]
+        for as_queries in (False, True):
+            wanted = [r for r in batch if r.as_queries == as_queries and not r.vectors.done()]
+            if wanted:
+                await self._embed_requests(wanted, as_queries)
+
+    async def _embed_requests(self, requests: list[_Request], as_queries: bool) -> None:
+        """One engine call for requests of one kind."""
+        texts = [text for request in requests for text in request.texts]
+        embed = self._embedder.embed_as_queries if as_queries else self._embedder.embed
         try:
-            vectors = await embed_in_thread(self._embedder, texts) if texts else None
+            vectors = await asyncio.to_thread(embed, texts)
         except Exception as error:  # each caller's pass decides what a failure means
-            for request in wanted:
+            for request in requests:
                 if not request.vectors.done():
                     request.vectors.set_exception(error)
             return
         start = 0
-        for request in wanted:
+        for request in requests:
             end = start + len(request.texts)
-            if not request.vectors.done() and vectors is not None:
+            if not request.vectors.done():
                 request.vectors.set_result(vectors[start:end])
             start = end

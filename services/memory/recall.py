@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.queries import RecentQueries
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
 from memory.store import Item, MemoryStore
-from violet.embedder import Embedder, embed_query_in_thread
 from violet.vectors import StoredVectors, VectorStore
 
 # People whose ranking index stays in memory; the least recently recalled go first.
@@ -39,10 +39,10 @@ class _Index:
 
 
 class Recaller:
-    def __init__(self, store: MemoryStore, vectors: VectorStore, embedder: Embedder) -> None:
+    def __init__(self, store: MemoryStore, vectors: VectorStore, queries: RecentQueries) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._queries = queries
         self._indexes: OrderedDict[str, _Index] = OrderedDict()
         # Bumped by drop(): an index built across a change is used once, not kept.
         self._generation: dict[str, int] = {}
@@ -54,7 +54,7 @@ class Recaller:
         if not query.strip():
             return []
         vector, index = await asyncio.gather(
-            embed_query_in_thread(self._embedder, query), self._index_of(person)
+            self._queries.vector(person, query), self._index_of(person)
         )
         if not index.items:
             return []

@@ -14,6 +14,7 @@ from memory.capture import Capturer
 from memory.consolidation import Consolidator
 from memory.page import MemoryPage
 from memory.passages import PassageQueue
+from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.settings import MemorySettings
 from memory.store import MemoryStore, open_memory_engine
@@ -52,8 +53,9 @@ async def open_memory(
 
     store = MemoryStore(engine)
     passages = PassageQueue(embedder)
-    capturer = Capturer(store, vectors, passages, model)
-    recaller = Recaller(store, vectors, embedder)
+    queries = RecentQueries(embedder)
+    capturer = Capturer(store, vectors, passages, queries, model)
+    recaller = Recaller(store, vectors, queries)
     try:
         yield Memory(
             store=store,

@@ -170,7 +170,7 @@ async def test_a_waiting_query_goes_before_the_rest_of_a_passage_batch() -> None
     storing = asyncio.create_task(asyncio.to_thread(embedder.embed, passages))
     await asyncio.to_thread(model.entered.wait)
     asking = asyncio.create_task(asyncio.to_thread(embedder.embed_query, "the question"))
-    await eventually(lambda: embedder.turns.waiting(is_query=True) == 1, "the query waiting")
+    await eventually(lambda: embedder.turns.waiting(urgent=True) == 1, "the query waiting")
 
     model.release.set()
     await asyncio.gather(storing, asking)
@@ -190,7 +190,7 @@ async def test_passage_batches_of_two_callers_take_turns_slice_by_slice() -> Non
     storing_first = asyncio.create_task(asyncio.to_thread(embedder.embed, first))
     await asyncio.to_thread(model.entered.wait)
     storing_second = asyncio.create_task(asyncio.to_thread(embedder.embed, second))
-    await eventually(lambda: embedder.turns.waiting(is_query=False) == 1, "the second waiting")
+    await eventually(lambda: embedder.turns.waiting(urgent=False) == 1, "the second waiting")
 
     model.release.set()
     await asyncio.gather(storing_first, storing_second)
@@ -206,11 +206,38 @@ def test_queries_wait_for_each_other_in_the_order_they_came() -> None:
         passage = pool.submit(embedder.embed, ["a stored passage"])
         model.entered.wait()
         first = pool.submit(embedder.embed_query, "first question")
-        eventually_blocking(lambda: embedder.turns.waiting(is_query=True) == 1, "first waiting")
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=True) == 1, "first waiting")
         second = pool.submit(embedder.embed_query, "second question")
-        eventually_blocking(lambda: embedder.turns.waiting(is_query=True) == 2, "both waiting")
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=True) == 2, "both waiting")
         model.release.set()
         for done in (passage, first, second):
             done.result()
 
     assert model.calls == [("a stored passage",), ("first question",), ("second question",)]
+
+
+def test_texts_embedded_as_queries_together_match_single_queries(embedder: Embedder) -> None:
+    texts = ["What is my cat called?", "I live in Lyon.", "Oat milk, please."]
+
+    together = embedder.embed_as_queries(texts)
+
+    singles = np.vstack([embedder.embed_query(text) for text in texts])
+    np.testing.assert_allclose(together, singles, atol=1e-4)
+    assert not np.allclose(together, embedder.embed(texts), atol=1e-2)
+
+
+def test_texts_to_store_as_queries_wait_behind_a_query_like_passages() -> None:
+    model = GatedModel()
+    embedder = Embedder(model)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        passage = pool.submit(embedder.embed, ["a stored passage"])
+        model.entered.wait()
+        stored = pool.submit(embedder.embed_as_queries, ["a message to store"])
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=False) == 1, "stored waiting")
+        asked = pool.submit(embedder.embed_query, "a question")
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=True) == 1, "query waiting")
+        model.release.set()
+        for done in (passage, stored, asked):
+            done.result()
+
+    assert model.calls == [("a stored passage",), ("a question",), ("a message to store",)]

@@ -19,7 +19,7 @@ from memory.store import TURN, NewTurn
 from tests.support import memory as memory_support
 from tests.support.memory import START, ScriptedOrigin, captured, said
 from tests.support.waiting import eventually
-from violet.embedder import TextEmbedder, get_embedder
+from violet.embedder import Embedder, get_embedder
 from violet.models import ModelUnavailable
 
 settings = memory_support.settings
@@ -210,10 +210,10 @@ async def test_the_same_deed_twice_keeps_one_item_with_the_newest_time(memory: M
 
 
 class HeldEmbedder:
-    """The real embedder, counting the calls for stored passages; the first is held until
+    """The real embedder, recording the calls for texts to be stored; the first is held until
     `release` is set."""
 
-    def __init__(self, embedder: TextEmbedder) -> None:
+    def __init__(self, embedder: Embedder) -> None:
         self.dim = embedder.dim
         self._embedder = embedder
         self.calls: list[list[str]] = []
@@ -221,13 +221,20 @@ class HeldEmbedder:
         self.release = threading.Event()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.calls.append(list(texts))
-        self.entered.set()
-        self.release.wait()
+        self._held(texts)
         return self._embedder.embed(texts)
+
+    def embed_as_queries(self, texts: Sequence[str]) -> np.ndarray:
+        self._held(texts)
+        return self._embedder.embed_as_queries(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._embedder.embed_query(text)
+
+    def _held(self, texts: Sequence[str]) -> None:
+        self.calls.append(list(texts))
+        self.entered.set()
+        self.release.wait()
 
 
 async def test_the_turns_of_several_people_are_embedded_together_each_recalled_by_its_person(
@@ -251,9 +258,36 @@ async def test_the_turns_of_several_people_are_embedded_together_each_recalled_b
         for person in people:
             await memory.capturer.settled(person)
 
-        assert len(held.calls) == 2
+        # The first pass's context and its turn, then everyone else's contexts and turns.
+        assert len(held.calls) == 4
         embedded = [text for call in held.calls for text in call]
         assert sorted(embedded) == sorted([*people.values(), *people.values()])
         for person, text in people.items():
             recalled = await memory.recaller.recall(person, text, 3)
             assert [r.item.text for r in recalled] == [text]
+
+
+async def test_a_turn_takes_the_vector_its_recall_made_and_its_message_is_embedded_once(
+    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = HeldEmbedder(get_embedder())
+    recording.release.set()
+    monkeypatch.setattr(runtime, "get_embedder", lambda: recording)
+    message = "We walked along the harbour at sunset"
+    async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
+        await memory.recaller.recall("ann", message, 3)
+        await captured(memory, "ann", said(message, 1))
+
+        assert recording.calls == [[message]]  # its context, as a passage; not the turn again
+        (stored,) = await memory.vectors.scroll("ann")
+        np.testing.assert_allclose(stored.vector, get_embedder().embed_query(message), atol=1e-5)
+
+
+async def test_a_turn_without_a_recall_before_it_is_read_as_a_query_all_the_same(
+    memory: Memory,
+) -> None:
+    message = "The train to Porto was two hours late"
+    await captured(memory, "ann", said(message, 1))
+
+    (stored,) = await memory.vectors.scroll("ann")
+    np.testing.assert_allclose(stored.vector, get_embedder().embed_query(message), atol=1e-5)
