@@ -81,7 +81,12 @@ class EngineTurns:
         with self._changed:
             line.append(ticket)
             self._changed.notify_all()
-            self._changed.wait_for(lambda: not self._busy and self._next() is ticket)
+            try:
+                self._changed.wait_for(lambda: not self._busy and self._next() is ticket)
+            except BaseException:  # a caller that stops waiting must not hold up the line
+                line.remove(ticket)
+                self._changed.notify_all()
+                raise
             line.popleft()
             self._busy = True
         try:
