@@ -23,11 +23,12 @@ from datetime import timedelta
 from memory.deeds import Deed, item_text
 from memory.indexing import index_items
 from memory.merging import drop_vectors, give_way, plan
+from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, keep
+from memory.queries import RecentQueries
 from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id
 from memory.subjects import subject_of
 from violet.clock import utc_now
-from violet.embedder import Embedder
 from violet.models import ModelClient, ModelError, origin
 from violet.tasks import cancel_all
 from violet.vectors import VectorStore
@@ -58,12 +59,14 @@ class Capturer:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embedder: Embedder,
+        passages: PassageQueue,
+        queries: RecentQueries,
         model: ModelClient,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._passages = passages
+        self._queries = queries
         self._model = model
         self._wanted: set[str] = set()
         self._passes: dict[str, asyncio.Task[None]] = {}
@@ -114,7 +117,7 @@ class Capturer:
         still_there = await self._make_turn_items(person, turns)
         made = [await self._facts_of(person, turn) for turn in still_there]
         facts = [fact for result in made for fact in result.items]
-        await index_items(self._embedder, self._vectors, facts, {})
+        await index_items(self._passages, self._vectors, facts, {})
         await self._save(person, made, settle_facts=bool(facts))
 
     async def _make_turn_items(
@@ -133,9 +136,11 @@ class Capturer:
                 previous_texts[item.id] = previous.text
             previous = item
             made.append(Made(turn, [item], item.id, False, turn.attempts))
-        await index_items(
-            self._embedder, self._vectors, [i for m in made for i in m.items], previous_texts
-        )
+        items = [item for result in made for item in result.items]
+        # The session recalled with the person's message: its query vector is the item's own.
+        recalled = {item.id: self._queries.take(person, item.text) for item in items}
+        known = {item_id: vector for item_id, vector in recalled.items() if vector is not None}
+        await index_items(self._passages, self._vectors, items, previous_texts, known)
         kept = await self._save(person, made, release=False)
         return [replace(m.turn, turn_item=m.turn_item) for m in made if m.turn.id in kept]
 
@@ -192,7 +197,7 @@ class Capturer:
             left = await give_way(memory, plan(facts, {}))
         if vanished:
             await self._vectors.delete(person, vanished)
-        await drop_vectors(self._store, self._vectors, self._embedder, person, left)
+        await drop_vectors(self._store, self._vectors, self._passages, person, left)
         return kept
 
 

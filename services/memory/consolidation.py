@@ -26,10 +26,10 @@ from memory.capture import Capturer
 from memory.deeds import from_json, item_text
 from memory.indexing import reindex
 from memory.merging import Step, plan, settle
+from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
 from memory.store import FACT, Item, MemoryStore
 from violet.clock import utc_now
-from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -76,12 +76,12 @@ class Consolidator:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embedder: Embedder,
+        passages: PassageQueue,
         capturer: Capturer,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._passages = passages
         self._capturer = capturer
 
     async def consolidate(self, person: str) -> Consolidated:
@@ -92,7 +92,7 @@ class Consolidator:
         async with self._store.of(person) as memory:
             facts = await memory.active_items(FACT)
         steps = plan(facts, await self._alike(person, facts))
-        await settle(self._store, self._vectors, self._embedder, person, steps)
+        await settle(self._store, self._vectors, self._passages, person, steps)
         async with self._store.of(person) as memory:
             if not await memory.has_waiting_turns():
                 await memory.drop_extracted_turns()
@@ -170,7 +170,7 @@ class Consolidator:
             )
             await self._vectors.delete(person, unfounded)
             await reindex(
-                self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
+                self._store, person, self._passages, self._vectors, back, [i.id for i in back]
             )
             await self._store.vectors_stored(person, [item.id for item in back])
         return len(unfounded)
@@ -189,6 +189,6 @@ class Consolidator:
         missing = [item for item in active if item.id not in stored]
         stray = sorted(stored - {item.id for item in active})
         await self._vectors.delete(person, stray)
-        await reindex(self._store, person, self._embedder, self._vectors, missing, stray)
+        await reindex(self._store, person, self._passages, self._vectors, missing, stray)
         await self._store.vectors_stored(person, [*(item.id for item in missing), *stray])
         return len(missing) + len(stray)

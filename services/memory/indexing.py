@@ -2,30 +2,52 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
+from memory.passages import PassageQueue
 from memory.ranking import contextual_text
 from memory.store import TURN, Item, MemoryStore
-from violet.embedder import Embedder, embed_in_thread
 from violet.vectors import VectorPoint, VectorStore
+
+Vector = NDArray[np.float32]
 
 
 async def index_items(
-    embedder: Embedder,
+    passages: PassageQueue,
     vectors: VectorStore,
     items: Sequence[Item],
     previous_texts: Mapping[str, str],
+    known: Mapping[str, Vector] | None = None,
+    urgent: bool = False,
 ) -> list[VectorPoint]:
-    """Embeds and stores the items' vectors; a turn is also read after the turn before it
-    (`previous_texts` by item id), so that a reply carries what it answers."""
-    texts = [item.text for item in items]
-    with_context = [i for i, item in enumerate(items) if item.kind == TURN]
-    texts += [contextual_text(previous_texts.get(items[i].id), items[i].text) for i in with_context]
-    embedded = await embed_in_thread(embedder, texts)
-    context_of = {i: embedded[len(items) + n] for n, i in enumerate(with_context)}
+    """Embeds and stores the items' vectors.
+
+    A turn item's own vector is its text read as a query: the person's message is what recall
+    embedded as the query of its turn, and `known` gives such vectors already made (by item id).
+    A turn is also read after the turn before it (`previous_texts` by item id), as a passage, so
+    that a reply carries what it answers. A fact is a passage."""
+    known = known or {}
+    turns = [item for item in items if item.kind == TURN]
+    unknown = [item for item in turns if item.id not in known]
+    stored = [item for item in items if item.kind != TURN]
+    in_context = [contextual_text(previous_texts.get(item.id), item.text) for item in turns]
+    as_passages, as_queries = await asyncio.gather(
+        passages.embed([item.text for item in stored] + in_context, urgent=urgent),
+        passages.embed([item.text for item in unknown], as_queries=True, urgent=urgent),
+    )
+    own = {
+        **dict(zip([item.id for item in stored], as_passages[: len(stored)], strict=True)),
+        **dict(zip([item.id for item in unknown], as_queries, strict=True)),
+        **known,
+    }
+    context_of = dict(zip([item.id for item in turns], as_passages[len(stored) :], strict=True))
     points = [
-        VectorPoint(item.id, item.person, item.kind, embedded[i], context_of.get(i))
-        for i, item in enumerate(items)
+        VectorPoint(item.id, item.person, item.kind, own[item.id], context_of.get(item.id))
+        for item in items
     ]
     await vectors.upsert(points)
     return points
@@ -34,10 +56,11 @@ async def index_items(
 async def reindex(
     store: MemoryStore,
     person: str,
-    embedder: Embedder,
+    passages: PassageQueue,
     vectors: VectorStore,
     items: Sequence[Item],
     changed: Sequence[str],
+    urgent: bool = False,
 ) -> None:
     """Stores the vectors of `items`, and embeds again the turns read after a `changed` item,
     so that no vector still carries a turn that left recall (or misses one that came back)."""
@@ -45,4 +68,4 @@ async def reindex(
         indexed = {item.id for item in items}
         again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
         previous_texts = await memory.previous_texts(again)
-    await index_items(embedder, vectors, again, previous_texts)
+    await index_items(passages, vectors, again, previous_texts, urgent=urgent)

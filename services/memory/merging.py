@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memory.indexing import reindex
+from memory.passages import PassageQueue
 from memory.provenance import normalise
 from memory.store import Item, MemoryStore, PersonMemory
-from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 
@@ -87,24 +87,24 @@ async def give_way(memory: PersonMemory, steps: Sequence[Step]) -> list[str]:
 
 
 async def drop_vectors(
-    store: MemoryStore, vectors: VectorStore, embedder: Embedder, person: str, left: list[str]
+    store: MemoryStore, vectors: VectorStore, passages: PassageQueue, person: str, left: list[str]
 ) -> None:
     """Brings the vectors in line once items left recall (a turn item's context changes too)."""
     if left:
         await vectors.delete(person, left)
-        await reindex(store, person, embedder, vectors, [], left)
+        await reindex(store, person, passages, vectors, [], left)
         await store.vectors_stored(person, left)
 
 
 async def settle(
     store: MemoryStore,
     vectors: VectorStore,
-    embedder: Embedder,
+    passages: PassageQueue,
     person: str,
     steps: Sequence[Step],
 ) -> list[str]:
     """Carries the steps out; returns the ids that left recall (their vectors are gone too)."""
     async with store.of(person) as memory:
         left = await give_way(memory, steps)
-    await drop_vectors(store, vectors, embedder, person, left)
+    await drop_vectors(store, vectors, passages, person, left)
     return left

@@ -10,8 +10,8 @@ turn and captured turn of the person for good.
 from __future__ import annotations
 
 from memory.indexing import reindex
+from memory.passages import PassageQueue
 from memory.store import Item, MemoryStore
-from violet.embedder import Embedder
 from violet.vectors import VectorStore
 
 
@@ -24,11 +24,11 @@ class MemoryPage:
         self,
         store: MemoryStore,
         vectors: VectorStore,
-        embedder: Embedder,
+        passages: PassageQueue,
     ) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._passages = passages
 
     async def facts(self, person: str) -> list[Item]:
         async with self._store.of(person) as memory:
@@ -41,7 +41,7 @@ class MemoryPage:
                 raise UnknownItem(item_id)
             left = await memory.forget(item) if item.forgotten_at is None else []
         await self._vectors.delete(person, left)
-        await reindex(self._store, person, self._embedder, self._vectors, [], left)
+        await reindex(self._store, person, self._passages, self._vectors, [], left, urgent=True)
         await self._store.vectors_stored(person, left)
         return await self.facts(person)
 
@@ -52,7 +52,13 @@ class MemoryPage:
                 raise UnknownItem(item_id)
             back = await memory.restore(item) if item.forgotten_at is not None else []
         await reindex(
-            self._store, person, self._embedder, self._vectors, back, [i.id for i in back]
+            self._store,
+            person,
+            self._passages,
+            self._vectors,
+            back,
+            [i.id for i in back],
+            urgent=True,
         )
         await self._store.vectors_stored(person, [item.id for item in back])
         return await self.facts(person)

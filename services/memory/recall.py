@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from memory.queries import RecentQueries
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
 from memory.store import Item, MemoryStore, MemoryVersion
-from violet.embedder import Embedder, embed_query_in_thread
 from violet.vectors import StoredVectors, VectorStore
 
 # People whose ranking index stays in memory; the least recently recalled go first.
@@ -127,10 +127,10 @@ class _PersonIndex:
 
 
 class Recaller:
-    def __init__(self, store: MemoryStore, vectors: VectorStore, embedder: Embedder) -> None:
+    def __init__(self, store: MemoryStore, vectors: VectorStore, queries: RecentQueries) -> None:
         self._store = store
         self._vectors = vectors
-        self._embedder = embedder
+        self._queries = queries
         self._indexes: OrderedDict[str, _PersonIndex] = OrderedDict()
         # One recall at a time brings a person's index up to date and ranks on it.
         self._locks: dict[str, asyncio.Lock] = {}
@@ -144,7 +144,7 @@ class Recaller:
         lock = self._locks.setdefault(person, asyncio.Lock())
         async with lock:
             vector, index = await asyncio.gather(
-                embed_query_in_thread(self._embedder, query), self._index_of(person)
+                self._queries.vector(person, query), self._index_of(person)
             )
             if index is None or not len(index.ranking):
                 return []

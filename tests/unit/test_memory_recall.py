@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import Memory
 from memory.settings import MemorySettings
@@ -43,7 +44,7 @@ class CountingVectors:
 async def other(settings: MemorySettings, memory: Memory) -> AsyncIterator[Recaller]:
     """Recall on a second replica: its own engine on the same database, the same vectors."""
     engine = open_memory_engine(database.service_engine(settings, "memory"))
-    yield Recaller(MemoryStore(engine), memory.vectors, get_embedder())
+    yield Recaller(MemoryStore(engine), memory.vectors, RecentQueries(get_embedder()))
     await engine.dispose()
 
 
@@ -102,7 +103,7 @@ async def test_a_recall_reads_no_vectors_when_nothing_changed_and_only_the_chang
     await captured(memory, "ann", said("I like tea", 1), said("My cat is called Miso", 3))
     counting = CountingVectors(memory.vectors)
     engine = open_memory_engine(database.service_engine(settings, "memory"))
-    recaller = Recaller(MemoryStore(engine), counting, get_embedder())  # type: ignore[arg-type]
+    recaller = Recaller(MemoryStore(engine), counting, RecentQueries(get_embedder()))  # type: ignore[arg-type]
     try:
         await recaller.recall("ann", "cat", 3)
         await recaller.recall("ann", "tea", 3)
