@@ -14,6 +14,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.indexing import index_items
+from memory.passages import PassageQueue
+from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import migrate
 from memory.settings import MemorySettings
@@ -187,10 +189,11 @@ async def test_a_forget_on_one_replica_counts_at_the_next_recall_on_another(
     settings = MemorySettings(database_url=url)
     engines = [open_memory_engine(database.service_engine(settings, "memory")) for _ in "ab"]
     stores = [MemoryStore(engine) for engine in engines]
-    one, other = (Recaller(store, vectors, embedder) for store in stores)
+    one, other = (Recaller(store, vectors, RecentQueries(embedder)) for store in stores)
+    passages = PassageQueue(embedder)
     try:
         items = [fact("ann", "My cat is called Miso"), fact("ann", "I take my tea with honey")]
-        await index_items(embedder, vectors, items, {})
+        await index_items(passages, vectors, items, {})
         async with stores[0].of("ann") as memory:
             await memory.add_items(items)
         for recaller in (one, other):
@@ -202,6 +205,7 @@ async def test_a_forget_on_one_replica_counts_at_the_next_recall_on_another(
         recalled = await other.recall("ann", "what is my cat called?", 2)
         assert [r.item.id for r in recalled] == [items[1].id]
     finally:
+        await passages.close()
         for engine in engines:
             await engine.dispose()
         await vectors.close()
