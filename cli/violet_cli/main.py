@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
         default="",
         metavar="NAMES",
         help="run only these sections, comma-separated (turns, load, goals, cpu, idle, economy, "
-        "routing, recall, trust, sandboxes); the others keep their part of benchmarks.md. "
+        "routing, recall, memory, trust, sandboxes); the others keep their part of benchmarks.md. "
         "Default: all",
     )
 
