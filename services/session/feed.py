@@ -26,6 +26,7 @@ from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import URL
 
 from session.transcript import NOTIFY_CHANNEL
+from violet.database import application_name
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +56,8 @@ def listener_conninfo(url: URL, replica: str) -> str:
     """The LISTEN connection's parameters: named after the replica in `pg_stat_activity`,
     with TCP keepalives."""
     conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    return make_conninfo(
-        conninfo, application_name=f"violet session {replica} listen"[:63], **LISTEN_KEEPALIVES
-    )
+    name = f"{application_name('session')}-listen-{replica}"[:63]
+    return make_conninfo(conninfo, application_name=name, **LISTEN_KEEPALIVES)
 
 
 class Feed:

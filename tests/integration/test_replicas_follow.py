@@ -17,7 +17,7 @@ from tests.support.stack import Stack, free_port, running_stack
 from tests.support.waiting import eventually_blocking
 
 HOUR = "3600"
-LISTENER_A = "violet session replica-a listen"
+LISTENER_A = "violet-session-listen-replica-a"
 
 
 @dataclass
