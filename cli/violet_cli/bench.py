@@ -38,6 +38,7 @@ from violet_cli.economy import (
     script_promises,
     talk,
 )
+from violet_cli.percentiles import percentile
 from violet_cli.run import SERVICES, ready, start, stop
 from violet_cli.trust import CorpusWeb, Figures, measure
 from violet_cli.trust_corpus import corpus
@@ -62,9 +63,7 @@ class Distribution:
     samples_ms: list[float]
 
     def percentile(self, p: float) -> float:
-        ordered = sorted(self.samples_ms)
-        index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-        return ordered[index]
+        return percentile(self.samples_ms, p)
 
     def row(self, name: str) -> str:
         return (
@@ -344,8 +343,8 @@ def _memory_scale(data_dir: Path, out_dir: Path) -> Measured:
     figures = measure_memory_scale(str(data_dir / "locomo_dev.json"))
     summary = {
         f.items: {
-            "recall_p99_ms": Distribution(f.unchanged_ms).percentile(99),
-            "after_capture_p99_ms": Distribution(f.after_capture_ms).percentile(99),
+            "recall_p99_ms": percentile(f.unchanged_ms, 99),
+            "after_capture_p99_ms": percentile(f.after_capture_ms, 99),
         }
         for f in figures
     }

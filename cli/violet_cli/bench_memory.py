@@ -28,6 +28,7 @@ from memory.settings import MemorySettings
 from memory.store import TURN, Item, NewTurn, new_item_id
 from violet.embedder import embed_in_thread, get_embedder
 from violet.vectors import VectorPoint
+from violet_cli.percentiles import percentile
 
 SIZES = (1_000, 10_000, 100_000)
 PERSON = "bench-memory"
@@ -204,13 +205,8 @@ async def _captures_to_recallable(memory: Memory, seq: int, count: int) -> tuple
     return times, seq
 
 
-def _percentile(samples: Sequence[float], p: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))]
-
-
 def _spread(samples: Sequence[float]) -> str:
-    return f"{_percentile(samples, 50):.0f} / {_percentile(samples, 99):.0f}"
+    return f"{percentile(samples, 50):.0f} / {percentile(samples, 99):.0f}"
 
 
 def render_memory_scale(figures: Sequence[ScaleFigures]) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from violet_cli.percentiles import percentile
 from worker.folders import Folders
 from worker.sandbox import BubblewrapSandbox, Limits, RunOutcome, Sandbox
 from worker.sandbox_wasm import WasmSandbox
@@ -131,10 +132,6 @@ def measure() -> list[BackendFigures]:
 
 
 def render(found: list[BackendFigures]) -> str:
-    def percentile(samples: list[float], p: float) -> float:
-        ordered = sorted(samples)
-        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
-
     runs = "\n".join(
         f"| {f.name} | {len(f.runs_ms)} | {percentile(f.runs_ms, 50):.0f} | "
         f"{percentile(f.runs_ms, 90):.0f} | {percentile(f.runs_ms, 99):.0f} |"
