@@ -141,9 +141,14 @@ class LocalStack:
 
 
 @contextlib.contextmanager
-def local_stack(extra_env: dict[str, str] | None = None) -> Iterator[LocalStack]:
-    """A stack of real processes on free ports, offline, on a temporary home."""
+def local_stack(
+    extra_env: dict[str, str] | None = None, before_start: Callable[[Path], None] | None = None
+) -> Iterator[LocalStack]:
+    """A stack of real processes on free ports, offline, on a temporary home; `before_start`
+    may lay down state in that home first."""
     with tempfile.TemporaryDirectory(prefix="violet-bench-") as home:
+        if before_start is not None:
+            before_start(Path(home))
         env = {f"VIOLET_{name.upper()}_ADDR": f"127.0.0.1:{_free_port()}" for name in SERVICES}
         env.update(VIOLET_HOME=home, VIOLET_SAYS_PER_MINUTE="100000", VIOLET_SAY_BURST="1000")
         # The compiled sandbox interpreter outlives the stack: compiling it is not a turn's cost.
@@ -309,6 +314,13 @@ def _idle(data_dir: Path, out_dir: Path) -> Measured:
     return Measured(bench_load.render_idle(found), {"idle_core_share": shares})
 
 
+def _first(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_first
+
+    found = bench_first.measure_first(data_dir)
+    return Measured(bench_first.render_first(found), {"first_answers": found.as_dict()})
+
+
 def _economy(data_dir: Path, out_dir: Path) -> Measured:
     economies = measure_economy(data_dir)
     _plot_economy(economies, out_dir / "context-economy.png")
@@ -358,6 +370,7 @@ SECTIONS = (
     Section("goals", "## The throughput goals", _goals),
     Section("cpu", "## CPU per turn", _cpu),
     Section("idle", "## Idle cost", _idle),
+    Section("first", "## First answers", _first),
     Section("economy", "## Context economy", _economy),
     Section("routing", "## Routing", _routing),
     Section("recall", "## Memory recall", _recall),

@@ -77,12 +77,12 @@ async def _measure(
 ) -> list[ScaleFigures]:
     found: list[ScaleFigures] = []
     async with open_memory(settings) as memory:
-        pool = await _pool(memory, data)
+        pool = await real_pool(memory, data)
         filled = 0
         seq = 0
         for size in sorted(sizes):
             started = time.perf_counter()
-            filled = await _fill(memory, pool, filled, size)
+            filled = await fill(memory, pool, filled, size)
             fill_s = time.perf_counter() - started
             unchanged = await _recalls_unchanged(memory, pool, UNCHANGED_RECALLS.get(size, 30))
             after, seq = await _recalls_after_capture(
@@ -95,7 +95,7 @@ async def _measure(
     return found
 
 
-async def _pool(memory: Memory, data: Path) -> Pool:
+async def real_pool(memory: Memory, data: Path) -> Pool:
     samples = json.loads(await asyncio.to_thread(data.read_text))
     turns = [
         (turn["speaker"], f"{turn['speaker']}: {turn['text']}")
@@ -111,29 +111,29 @@ async def _pool(memory: Memory, data: Path) -> Pool:
     return Pool(texts, [speaker for speaker, _ in chosen], vectors, questions)
 
 
-async def _fill(memory: Memory, pool: Pool, filled: int, size: int) -> int:
+async def fill(memory: Memory, pool: Pool, filled: int, size: int, person: str = PERSON) -> int:
     """Adds filler turn items until the person has `size` items."""
     while filled < size:
         count = min(FILL_BATCH, size - filled)
         items, points = [], []
         for n in range(filled, filled + count):
             at = FIRST_DAY + timedelta(minutes=n)
-            item = _filler(pool, n, at)
+            item = _filler(pool, n, at, person)
             vector = pool.vectors[n % len(pool.texts)]
             items.append(item)
-            points.append(VectorPoint(item.id, PERSON, TURN, vector, vector))
+            points.append(VectorPoint(item.id, person, TURN, vector, vector))
         await memory.vectors.upsert(points)
-        async with memory.store.of(PERSON) as person:
-            await person.add_items(items)
+        async with memory.store.of(person) as memory_of_person:
+            await memory_of_person.add_items(items)
         filled += count
     return filled
 
 
-def _filler(pool: Pool, n: int, at: datetime) -> Item:
+def _filler(pool: Pool, n: int, at: datetime, person: str) -> Item:
     text = pool.texts[n % len(pool.texts)]
     return Item(
         id=new_item_id(),
-        person=PERSON,
+        person=person,
         kind=TURN,
         text=text,
         origin="you",

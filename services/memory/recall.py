@@ -132,8 +132,10 @@ class Recaller:
         self._vectors = vectors
         self._queries = queries
         self._indexes: OrderedDict[str, _PersonIndex] = OrderedDict()
-        # One recall at a time brings a person's index up to date and ranks on it.
+        # One update of a person's index at a time, and no ranking on it while one runs.
         self._locks: dict[str, asyncio.Lock] = {}
+        # Updates started by `prepare`, one waiting per person at most.
+        self._preparing: dict[str, asyncio.Task[_PersonIndex | None]] = {}
 
     async def recall(self, person: str, query: str, k: int) -> list[Recalled]:
         """The k items (at most `MAX_RECALL`) that best answer `query`, best first."""
@@ -141,15 +143,38 @@ class Recaller:
             raise ValueError(f"recall gives 1 to {MAX_RECALL} items, not {k}")
         if not query.strip():
             return []
-        lock = self._locks.setdefault(person, asyncio.Lock())
-        async with lock:
-            vector, index = await asyncio.gather(
-                self._queries.vector(person, query), self._index_of(person)
-            )
-            if index is None or not len(index.ranking):
-                return []
-            scores = await asyncio.to_thread(index.ranking.scores, RecallQuery(query, vector))
-            return _best(index, scores, k)
+        # The update runs to its end even when this recall is given up (its deadline passed):
+        # a long memory loading on a replica new to the person is ready for the next try.
+        vector, index = await asyncio.gather(
+            self._queries.vector(person, query), asyncio.shield(self._update(person))
+        )
+        while index is not None:
+            async with self._lock(person):
+                # Ranked only as the index still stands: not one another update replaced.
+                if self._indexes.get(person) is index:
+                    if not len(index.ranking):
+                        return []
+                    scores = await asyncio.to_thread(
+                        index.ranking.scores, RecallQuery(query, vector)
+                    )
+                    return _best(index, scores, k)
+            index = await asyncio.shield(self._update(person))
+        return []
+
+    def prepare(self, person: str) -> None:
+        """Brings the person's index up to date in the background (as they open the app), so
+        that their first recall finds it loaded. One waits per person; more are not queued."""
+        if person not in self._preparing:
+            task = asyncio.create_task(self._update(person))
+            self._preparing[person] = task
+            task.add_done_callback(lambda _: self._preparing.pop(person, None))
+
+    async def _update(self, person: str) -> _PersonIndex | None:
+        async with self._lock(person):
+            return await self._index_of(person)
+
+    def _lock(self, person: str) -> asyncio.Lock:
+        return self._locks.setdefault(person, asyncio.Lock())
 
     async def _index_of(self, person: str) -> _PersonIndex | None:
         async with self._store.reading(person) as memory:

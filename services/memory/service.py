@@ -74,6 +74,15 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
             ]
         )
 
+    async def Prepare(
+        self,
+        request: memory_pb2.PrepareRequest,
+        context: grpc.aio.ServicerContext[memory_pb2.PrepareRequest, memory_pb2.PrepareReply],
+    ) -> memory_pb2.PrepareReply:
+        identity = await authenticate(context, self._secret)
+        self._memory.recaller.prepare(identity.person)
+        return memory_pb2.PrepareReply()
+
     async def Capture(
         self,
         request: memory_pb2.CaptureRequest,

@@ -63,7 +63,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         Replica(replica, secret, turn_lock(db, replica, settings.lock_lease_s)),
         backlog=settings.turn_backlog,
     )
-    service = SessionService(store, runner, feed, secret)
+    service = SessionService(store, runner, feed, memory, secret)
     background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
     if database.is_postgres(url):
         listening = feed.listen_postgres(listener_conninfo(url, replica))

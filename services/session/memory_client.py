@@ -3,6 +3,7 @@ person's behalf."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -33,6 +34,8 @@ RETRIED = frozenset(
 )
 # A second try gets at least this long, or is not made.
 LEAST_TRY_S = 0.5
+# Memory answers a prepare at once; the loading goes on there.
+PREPARE_TIMEOUT_S = 2.0
 
 
 class RecallMissed(Exception):
@@ -46,10 +49,27 @@ class MemoryClient:
         self._peers = peers
         self._recall_timeout_s = recall_timeout_s
         self._recall_wait_s = recall_wait_s
+        self._preparing: set[asyncio.Task[None]] = set()
 
     @property
     def _stub(self) -> memory_pb2_grpc.MemoryAsyncStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
+
+    def prepare(self, identity: Identity) -> None:
+        """Asks memory, in the background, to ready the person's recall: they have just opened
+        the app, and their first answer should not wait for a long memory to load."""
+        task = asyncio.create_task(self._prepare(identity))
+        self._preparing.add(task)
+        task.add_done_callback(self._preparing.discard)
+
+    async def _prepare(self, identity: Identity) -> None:
+        try:
+            await self._stub.Prepare(
+                memory_pb2.PrepareRequest(), metadata=identity.metadata(), timeout=PREPARE_TIMEOUT_S
+            )
+        except grpc.aio.AioRpcError as error:
+            # Only a head start is lost: the first recall loads the memory itself.
+            log.info("memory was not readied at hello", extra={"code": error.code().name})
 
     async def recall(self, identity: Identity, query: str) -> list[str]:
         """At most 3 remembered items. Raises RecallMissed when memory could not answer in

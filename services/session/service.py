@@ -1,4 +1,4 @@
-"""The session service's gRPC face: open the conversation, say, follow."""
+"""The session service's gRPC face: open the conversation (and ready memory), say, follow."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from google.protobuf.json_format import MessageToDict
 
 from session.conversations import Conversation
 from session.feed import Feed
+from session.memory_client import MemoryClient
 from session.runner import TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
@@ -39,6 +40,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         store: ConversationStore,
         runner: TurnRunner,
         feed: Feed,
+        memory: MemoryClient,
         secret: str,
     ) -> None:
         self._conversations = store.conversations
@@ -46,6 +48,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         self._updates = store.updates
         self._runner = runner
         self._feed = feed
+        self._memory = memory
         self._secret = secret
 
     async def Open(
@@ -54,6 +57,9 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.OpenRequest, session_pb2.OpenReply],
     ) -> session_pb2.OpenReply:
         identity = await authenticate(context, self._secret)
+        # A device opens the conversation as the person opens the app: their memory gets
+        # ready while they read and type.
+        self._memory.prepare(identity)
         conversation = await self._conversations.conversation_of(identity.person)
         seq = await self._conversations.last_seq(conversation)
         return session_pb2.OpenReply(conversation=conversation.id, seq=seq)

@@ -129,3 +129,18 @@ async def test_streams_and_devices_left_while_sent_to_leave_no_trace_context_or_
     assert "Failed to detach context" not in traced_stack.log("session")
     gateway = traced_stack.log("gateway")
     assert "Traceback" not in gateway and "running task" not in gateway
+
+
+async def test_opening_the_app_readies_the_persons_memory_in_the_same_trace(
+    traced_stack: Stack,
+) -> None:
+    device, _ = await Device.open(traced_stack.live_url, traced_stack.token("early-bird"))
+
+    def prepared(found: list[dict]) -> bool:
+        return any(s["service"] == "memory" and s["name"].endswith("Prepare") for s in found)
+
+    found = await until_spans(traced_stack, prepared, "memory readied at hello")
+    prepare = next(s for s in found if s["service"] == "memory" and s["name"].endswith("Prepare"))
+    opening = [s for s in found if s["trace_id"] == prepare["trace_id"]]
+    assert any(s["service"] == "session" and s["name"].endswith("Open") for s in opening)
+    await device.close()

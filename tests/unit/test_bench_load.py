@@ -16,6 +16,7 @@ from violet_cli.bench_cpu import (
     parent_pid,
     tree_cpu_seconds,
 )
+from violet_cli.bench_first import Answers, FirstFigures, render_first
 from violet_cli.bench_load import (
     CHATS,
     CLIENT,
@@ -240,3 +241,21 @@ def test_violet_bench_refuses_an_unknown_section_before_running_anything(
         main(["bench", "--only", "load,everything"])
     assert exited.value.code == 2
     assert "no benchmark section everything" in capsys.readouterr().err
+
+
+def test_first_answers_are_told_per_kind_of_person_with_their_ratio_to_later_ones() -> None:
+    found = FirstFigures(load_average=1.0)
+    found.new = Answers(welcome=[20.0, 30.0], first=[100.0, 120.0], later=[50.0, 50.0, 60.0])
+    found.at_once = Answers(welcome=[40.0], first=[2000.0], later=[100.0, 100.0])
+    found.after_reading = Answers(welcome=[40.0], first=[90.0], later=[100.0, 100.0])
+    text = render_first(found)
+    assert "| new | first say to answer | 2 | 100 | 120 | 120 |" in text
+    assert "| 10,000 items, speaks at once | first say to answer | 1 | 2000 |" in text
+    assert "2.00 for new" in text and "20.00 speaking at once" in text and "0.90 after" in text
+    assert found.as_dict()["long_memory_after_reading"] == {
+        "people": 1,
+        "first_p50_ms": 90.0,
+        "first_p99_ms": 90.0,
+        "later_p50_ms": 100.0,
+        "later_p99_ms": 100.0,
+    }

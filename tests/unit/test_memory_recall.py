@@ -3,6 +3,7 @@ version, reading only what changed, and never waits behind a capture's write."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
@@ -129,3 +130,50 @@ async def test_recall_does_not_wait_for_a_capture_holding_the_write_lock(
         # On SQLite the writer holds the database's write lock until it commits: a recall that
         # queued behind it would wait out the busy timeout and fail.
         assert any("Miso" in t for t in await texts(other, "ann", "what is my cat called?"))
+
+
+@dataclass
+class SlowVectors(CountingVectors):
+    """A vector store whose scroll takes a while, like a long memory loading."""
+
+    delay_s: float = 0.3
+
+    async def scroll(self, person: str) -> list[StoredVectors]:
+        await asyncio.sleep(self.delay_s)
+        return await super().scroll(person)
+
+
+@pytest.fixture
+async def slow_replica(
+    settings: MemorySettings, memory: Memory
+) -> AsyncIterator[tuple[Recaller, SlowVectors]]:
+    """A replica that has not seen anyone yet, on a slow vector store."""
+    vectors = SlowVectors(memory.vectors)
+    engine = open_memory_engine(database.service_engine(settings, "memory"))
+    yield Recaller(MemoryStore(engine), vectors, RecentQueries(get_embedder())), vectors  # type: ignore[arg-type]
+    await engine.dispose()
+
+
+async def test_prepare_loads_the_memory_before_the_first_recall(
+    memory: Memory, slow_replica: tuple[Recaller, SlowVectors]
+) -> None:
+    await captured(memory, "ann", said("My cat is called Miso", 1))
+    recaller, vectors = slow_replica
+    recaller.prepare("ann")
+    recaller.prepare("ann")  # a second hello while the first loads queues nothing more
+    await asyncio.sleep(vectors.delay_s * 3)
+    assert vectors.scrolls == 1
+    assert any("Miso" in t for t in await texts(recaller, "ann", "what is my cat called?"))
+    assert (vectors.scrolls, vectors.retrieved) == (1, [])
+
+
+async def test_a_recall_given_up_while_memory_loads_leaves_it_loaded_for_the_next(
+    memory: Memory, slow_replica: tuple[Recaller, SlowVectors]
+) -> None:
+    await captured(memory, "ann", said("My cat is called Miso", 1))
+    recaller, vectors = slow_replica
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(recaller.recall("ann", "cat", 3), vectors.delay_s / 3)
+    await asyncio.sleep(vectors.delay_s * 2)
+    assert any("Miso" in t for t in await texts(recaller, "ann", "what is my cat called?"))
+    assert vectors.scrolls == 1
