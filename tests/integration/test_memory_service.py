@@ -245,6 +245,21 @@ def test_a_call_without_a_valid_token_is_refused(stack: Stack) -> None:
             with pytest.raises(grpc.RpcError) as refused:
                 stub.List(memory_pb2.ListRequest(), metadata=metadata, timeout=10)
             assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.Prepare(memory_pb2.PrepareRequest(), metadata=metadata, timeout=10)
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_readying_a_memory_answers_at_once_and_recall_then_finds_it(
+    people: Callable[..., Person],
+) -> None:
+    ann, newcomer = people(), people()
+    ann.capture(WORDS)
+    eventually_blocking(lambda: len(ann.page()) >= 2, "Ann's facts on the page")
+    assert ann.call("Prepare", memory_pb2.PrepareRequest()) == memory_pb2.PrepareReply()
+    assert newcomer.call("Prepare", memory_pb2.PrepareRequest()) == memory_pb2.PrepareReply()
+    assert any("Miso" in item.text for item in ann.recall("what is my cat called?"))
+    assert newcomer.recall("what is my cat called?") == []
 
 
 def test_memory_survives_a_restart_and_the_sleep_pass(
