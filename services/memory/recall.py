@@ -12,6 +12,7 @@ transactions that take no lock, so it never waits behind capture's writes.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,10 +25,17 @@ from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
 from memory.store import Item, MemoryStore, MemoryVersion
 from violet.vectors import StoredVectors, VectorStore
 
+log = logging.getLogger(__name__)
+
 # People whose ranking index stays in memory; the least recently recalled go first.
 CACHED_PEOPLE = 256
 # The best this many are ordered first; the rest only when those run out.
 _FIRST_BEST = 32
+# Memories readied ahead of a recall (`Recaller.prepare`): how many load at once, and how many
+# may wait. Beyond that a hello readies nothing (in a reconnect storm, say): the person's first
+# recall loads their memory itself.
+PREPARING_AT_ONCE = 2
+PREPARING_AT_MOST = 64
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,9 @@ class Recaller:
         self._indexes: OrderedDict[str, _PersonIndex] = OrderedDict()
         # One update of a person's index at a time, and no ranking on it while one runs.
         self._locks: dict[str, asyncio.Lock] = {}
-        # Updates started by `prepare`, one waiting per person at most.
-        self._preparing: dict[str, asyncio.Task[_PersonIndex | None]] = {}
+        # Updates started by `prepare`, one per person at most.
+        self._preparing: dict[str, asyncio.Task[None]] = {}
+        self._preparing_slots = asyncio.Semaphore(PREPARING_AT_ONCE)
 
     async def recall(self, person: str, query: str, k: int) -> list[Recalled]:
         """The k items (at most `MAX_RECALL`) that best answer `query`, best first."""
@@ -163,11 +172,19 @@ class Recaller:
 
     def prepare(self, person: str) -> None:
         """Brings the person's index up to date in the background (as they open the app), so
-        that their first recall finds it loaded. One waits per person; more are not queued."""
-        if person not in self._preparing:
-            task = asyncio.create_task(self._update(person))
-            self._preparing[person] = task
-            task.add_done_callback(lambda _: self._preparing.pop(person, None))
+        that their first recall finds it loaded. One is under way per person at most."""
+        if person in self._preparing or len(self._preparing) >= PREPARING_AT_MOST:
+            return
+        task = asyncio.create_task(self._prepared(person))
+        self._preparing[person] = task
+        task.add_done_callback(lambda _: self._preparing.pop(person, None))
+
+    async def _prepared(self, person: str) -> None:
+        try:
+            async with self._preparing_slots:
+                await self._update(person)
+        except Exception:  # only a head start is lost: the first recall loads the memory itself
+            log.warning("a memory could not be readied ahead of its recall", exc_info=True)
 
     async def _update(self, person: str) -> _PersonIndex | None:
         async with self._lock(person):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from memory import recall
 from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import Memory
@@ -177,3 +178,18 @@ async def test_a_recall_given_up_while_memory_loads_leaves_it_loaded_for_the_nex
     await asyncio.sleep(vectors.delay_s * 2)
     assert any("Miso" in t for t in await texts(recaller, "ann", "what is my cat called?"))
     assert vectors.scrolls == 1
+
+
+async def test_beyond_the_readying_bound_a_hello_readies_nothing_and_recall_loads_itself(
+    memory: Memory, slow_replica: tuple[Recaller, SlowVectors], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall, "PREPARING_AT_MOST", 1)
+    await captured(memory, "ann", said("My cat is called Miso", 1))
+    await captured(memory, "bob", said("My dog is called Rex", 1))
+    recaller, vectors = slow_replica
+    recaller.prepare("ann")
+    recaller.prepare("bob")
+    await asyncio.sleep(vectors.delay_s * 3)
+    assert vectors.scrolls == 1
+    assert any("Rex" in t for t in await texts(recaller, "bob", "what is my dog called?"))
+    assert vectors.scrolls == 2
