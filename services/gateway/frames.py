@@ -11,6 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.phrases import TOO_LONG, Phrase
+from violet.language import ENGLISH, phrase
+
 MAX_FRAME_BYTES = 64 * 1024
 MAX_SAY_CHARS = 8_000
 MAX_ID_CHARS = 128
@@ -55,12 +58,20 @@ def error(code: str, text: str) -> str:
 
 
 class FrameError(Exception):
-    """A frame the gateway cannot take; `code` and the message go back to the device."""
+    """A frame the gateway cannot take; `code` and the message go back to the device. A
+    refusal a person can meet carries its phrase in each language."""
 
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(text)
+    def __init__(self, code: str, text: str | Phrase) -> None:
+        self._phrase: Phrase = {ENGLISH: text} if isinstance(text, str) else text
+        super().__init__(self.text)
         self.code = code
-        self.text = text
+
+    @property
+    def text(self) -> str:
+        return self._phrase[ENGLISH]
+
+    def told_in(self, language: str) -> str:
+        return phrase(self._phrase, language)
 
 
 @dataclass(frozen=True)
@@ -143,7 +154,7 @@ def _say(data: dict[str, Any]) -> Say:
     if "\x00" in text:
         raise FrameError("bad_frame", "A message cannot hold a NUL character.")
     if len(text) > MAX_SAY_CHARS:
-        raise FrameError("too_long", "That message is too long: at most 8,000 characters.")
+        raise FrameError("too_long", TOO_LONG)
     return Say(message_id, text)
 
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC
 
@@ -17,13 +18,14 @@ import grpc
 from opentelemetry import trace
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from gateway import frames
+from gateway import frames, phrases
 from gateway.frames import FrameError, Hello, MemoryRequest, Say
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
 from violet.channels import Peers
 from violet.identity import Unauthorized, service_identity
+from violet.language import ENGLISH, RECENT_MESSAGES, detect, phrase
 from violet.metrics import SAYS_REFUSED
 from violet.v1 import memory_pb2, memory_pb2_grpc, session_pb2, session_pb2_grpc
 
@@ -34,8 +36,8 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_UNAVAILABLE = 1013
 FOLLOW_RETRY_MAX_S = 5.0
 
-UNAVAILABLE_TEXT = "Violet can't take messages right now. Please try again in a moment."
-BUSY_TEXT = "Violet has too much to answer right now. Please send that again in a moment."
+# Before hello nothing tells the person's language: English.
+UNAVAILABLE_TEXT = phrases.AWAY[ENGLISH]
 SIGN_IN_UNAVAILABLE_TEXT = (
     "Violet can't check your sign-in right now. Please try again in a moment."
 )
@@ -50,6 +52,16 @@ class Device:
         self.websocket = websocket
         self.unanswered: set[str] = set()
         self._sending = asyncio.Lock()
+        # The person's own latest messages, as this device sees them: refusals follow their
+        # language.
+        self._heard: deque[str] = deque(maxlen=RECENT_MESSAGES)
+
+    def heard(self, text: str) -> None:
+        self._heard.append(text)
+
+    @property
+    def language(self) -> str:
+        return detect(list(self._heard))
 
     async def send(self, frame: str) -> None:
         async with self._sending:
@@ -177,7 +189,8 @@ class LiveEndpoint:
         ]
         if failures:
             log.error("a device's connection failed", exc_info=failures[0])
-            await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
+            away = phrase(phrases.AWAY, device.language)
+            await device.refuse("unavailable", away, CLOSE_UNAVAILABLE)
 
     async def _greet(self, device: Device) -> tuple[str, int] | None:
         """The person and `since` of the device's hello. Frames that are not a hello get their
@@ -241,6 +254,8 @@ class LiveEndpoint:
                 )
                 async for event in stream:
                     if event.HasField("message"):
+                        if event.message.author == "you":
+                            device.heard(event.message.text)
                         self._answered(device, person, event.message)
                         await device.send(message_frame(event.message))
                         last = event.message.seq
@@ -272,9 +287,9 @@ class LiveEndpoint:
                 await self._handle(device, person, frame)
             except FrameError as error:
                 # Only a hello is ever unauthorized, and this device has said hello already.
-                code = "bad_frame" if error.code == "unauthorized" else error.code
-                text = ALREADY_GREETED if error.code == "unauthorized" else error.text
-                await device.send(frames.error(code, text))
+                if error.code == "unauthorized":
+                    error = FrameError("bad_frame", ALREADY_GREETED)
+                await device.send(frames.error(error.code, error.told_in(device.language)))
 
     async def _handle(self, device: Device, person: str, frame: frames.Incoming) -> None:
         if isinstance(frame, Hello):
@@ -286,14 +301,11 @@ class LiveEndpoint:
 
     async def _say(self, device: Device, person: str, say: Say) -> None:
         if not self._limiter.allow(person):
-            raise FrameError(
-                "rate_limited",
-                "That's a lot of messages at once. Please wait a few seconds and send it again.",
-            )
+            raise FrameError("rate_limited", phrases.TOO_MANY)
         stored = stored_id(say.id)
         if not self._in_flight.take(person, stored):
             SAYS_REFUSED.add(1, {"violet.limit": "gateway"})
-            raise FrameError("unavailable", BUSY_TEXT)
+            raise FrameError("unavailable", phrases.BUSY)
         # A say starts the turn's trace: every service's spans for it share this trace id.
         with tracer.start_as_current_span("say", kind=trace.SpanKind.SERVER) as span:
             span.set_attribute("violet.say.chars", len(say.text))
@@ -319,11 +331,11 @@ class LiveEndpoint:
             )
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
-                raise FrameError("bad_frame", "Violet couldn't take that message.") from None
+                raise FrameError("bad_frame", phrases.NOT_TAKEN) from None
             if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
                 SAYS_REFUSED.add(1, {"violet.limit": "session"})
-                raise FrameError("unavailable", BUSY_TEXT) from None
-            raise FrameError("unavailable", UNAVAILABLE_TEXT) from None
+                raise FrameError("unavailable", phrases.BUSY) from None
+            raise FrameError("unavailable", phrases.AWAY) from None
 
     async def _memory_page(self, device: Device, person: str, request: MemoryRequest) -> None:
         metadata = self._internal(person)
@@ -343,11 +355,8 @@ class LiveEndpoint:
             page = await calls[request.action]()
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.NOT_FOUND:
-                raise FrameError("bad_frame", "There is no such memory to change.") from None
-            raise FrameError(
-                "unavailable",
-                "Your memories can't be shown right now. Please try again in a moment.",
-            ) from None
+                raise FrameError("bad_frame", phrases.NO_SUCH_MEMORY) from None
+            raise FrameError("unavailable", phrases.PAGE_AWAY) from None
         items = [
             {
                 "item": item.item,

@@ -168,6 +168,26 @@ async def test_too_long_text_is_refused_and_nothing_is_stored(stack: Stack) -> N
     assert welcome["seq"] == 2  # only the accepted message and its answer
 
 
+async def test_a_refusal_is_told_in_the_language_the_person_writes_in_on_every_device(
+    stack: Stack,
+) -> None:
+    token = stack.token(person())
+    phone, _ = await Device.open(stack.live_url, token)
+    await phone.say("x" * 8_001)
+    assert "too long" in (await phone.next())["text"]  # nothing said yet: English
+    await phone.ask("Olá! Você pode me lembrar de comprar pão amanhã?")
+    await phone.say("x" * 8_001)
+    refusal = await phone.until(lambda f: f["type"] == "error")
+    assert refusal["code"] == "too_long"
+    assert "longa demais" in refusal["text"] and "8.000" in refusal["text"]
+    tablet, _ = await Device.open(stack.live_url, token)  # learns it from the history
+    await tablet.until(lambda f: f["type"] == "message" and f["from"] == "violet")
+    await tablet.send({"type": "memory.forget", "item": "no-such-item"})
+    refusal = await tablet.until(lambda f: f["type"] == "error")
+    assert refusal["code"] == "bad_frame"
+    assert "lembrança não existe" in refusal["text"]
+
+
 async def test_a_burst_of_says_is_rate_limited_in_plain_words(stack: Stack) -> None:
     device, _ = await Device.open(stack.live_url, stack.token(person()))
     for number in range(12):

@@ -1,0 +1,66 @@
+"""What the gateway tells a person when it cannot take what their device sent, in the language
+they write in (`violet.language`): English, Portuguese, Spanish, French and German.
+
+Only the refusals a person can meet are here (a message too long, too many at once, Violet busy
+or away, a memory that is gone). Frames only a broken app sends (not JSON, an unknown type, a
+nested object) are answered in English, for its developer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+Phrase = Mapping[str, str]
+
+TOO_LONG: Phrase = {
+    "en": "That message is too long: at most 8,000 characters.",
+    "pt": "Essa mensagem é longa demais: no máximo 8.000 caracteres.",
+    "es": "Ese mensaje es demasiado largo: como máximo 8.000 caracteres.",
+    "fr": "Ce message est trop long : 8 000 caractères au maximum.",
+    "de": "Diese Nachricht ist zu lang: höchstens 8.000 Zeichen.",
+}
+TOO_MANY: Phrase = {
+    "en": "That's a lot of messages at once. Please wait a few seconds and send it again.",
+    "pt": "São muitas mensagens de uma vez. Espere alguns segundos e envie de novo.",
+    "es": "Son muchos mensajes a la vez. Espera unos segundos y vuelve a enviarlo.",
+    "fr": "Cela fait beaucoup de messages d'un coup. Attendez quelques secondes et renvoyez-le.",
+    "de": "Das sind viele Nachrichten auf einmal. Warten Sie bitte ein paar Sekunden und "
+    "senden Sie sie noch einmal.",
+}
+AWAY: Phrase = {
+    "en": "Violet can't take messages right now. Please try again in a moment.",
+    "pt": "A Violet não pode receber mensagens agora. Tente de novo daqui a pouco.",
+    "es": "Violet no puede recibir mensajes ahora mismo. Inténtalo de nuevo en un momento.",
+    "fr": "Violet ne peut pas recevoir de messages pour le moment. Réessayez dans un instant.",
+    "de": "Violet kann gerade keine Nachrichten annehmen. Versuchen Sie es bitte gleich noch "
+    "einmal.",
+}
+BUSY: Phrase = {
+    "en": "Violet has too much to answer right now. Please send that again in a moment.",
+    "pt": "A Violet tem muito para responder agora. Envie isso de novo daqui a pouco.",
+    "es": "Violet tiene demasiado que responder ahora mismo. Vuelve a enviarlo en un momento.",
+    "fr": "Violet a trop de messages à traiter en ce moment. Renvoyez-le dans un instant.",
+    "de": "Violet hat gerade zu viel zu beantworten. Senden Sie das bitte gleich noch einmal.",
+}
+NOT_TAKEN: Phrase = {
+    "en": "Violet couldn't take that message.",
+    "pt": "A Violet não conseguiu receber essa mensagem.",
+    "es": "Violet no pudo recibir ese mensaje.",
+    "fr": "Violet n'a pas pu recevoir ce message.",
+    "de": "Violet konnte diese Nachricht nicht annehmen.",
+}
+NO_SUCH_MEMORY: Phrase = {
+    "en": "There is no such memory to change.",
+    "pt": "Essa lembrança não existe, então não dá para mudá-la.",
+    "es": "Ese recuerdo no existe, así que no se puede cambiar.",
+    "fr": "Ce souvenir n'existe pas : il ne peut pas être modifié.",
+    "de": "Diese Erinnerung gibt es nicht, sie kann nicht geändert werden.",
+}
+PAGE_AWAY: Phrase = {
+    "en": "Your memories can't be shown right now. Please try again in a moment.",
+    "pt": "Suas lembranças não podem ser mostradas agora. Tente de novo daqui a pouco.",
+    "es": "Tus recuerdos no se pueden mostrar ahora mismo. Inténtalo de nuevo en un momento.",
+    "fr": "Vos souvenirs ne peuvent pas être affichés pour le moment. Réessayez dans un instant.",
+    "de": "Ihre Erinnerungen können gerade nicht angezeigt werden. Versuchen Sie es bitte "
+    "gleich noch einmal.",
+}
