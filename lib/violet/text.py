@@ -197,3 +197,12 @@ class Bm25:
 
 def term_counts(terms: Iterable[str]) -> dict[str, int]:
     return dict(Counter(terms))
+
+
+def title_from_file_name(name: str) -> str:
+    """What a person calls a document known only by its file name: the name without its kind
+    and suffix, in words ("note-packing-list.md" is "Packing list")."""
+    stem = re.sub(r"\.(md|txt|csv)$", "", name, flags=re.IGNORECASE)
+    words = re.sub(r"^(note|list)[-_ ]+", "", stem, flags=re.IGNORECASE)
+    words = " ".join(words.replace("-", " ").replace("_", " ").split()) or stem
+    return words[:1].upper() + words[1:]

@@ -1,10 +1,10 @@
 """Violet's own outcomes as memory: what she did, in words this code chooses.
 
 Background work reports deeds, structured: a calculation (its arithmetic and the number), a
-document written (its name), an email sent (to whom, about what). Each becomes one `violet` item
-saying what Violet did, such as `I worked out 17*23 = 391.`. The words come from here, never from
-the work's report, so nothing a page, a search result, a document or an email says can reach
-memory through them:
+document written (its file name, told as a title), an email sent (to whom, about what). Each
+becomes one `violet` item saying what Violet did, such as `I worked out 17*23 = 391.`. The words
+come from here, never from the work's report, so nothing a page, a search result, a document or
+an email says can reach memory through them:
 - an expression is arithmetic only (numbers, operators, abs/round/min/max/pow), its value a
   number;
 - a document's name and an email's subject count only in words of the person's own request
@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from memory.provenance import stems
+from violet.text import title_from_file_name
 from violet.v1 import deeds_pb2
 
 Done = Literal["calculated", "wrote", "sent"]
@@ -104,7 +105,7 @@ def item_text(deed: Deed) -> str | None:
         if not _DOCUMENT.match(name) or not _from_request(name, deed.asked, _KIND_WORDS):
             return None
         kind = "list" if "list" in _words(name) else "note"
-        return f'I wrote the {kind} "{name}" and put it in your documents.'
+        return f'I wrote the {kind} "{title_from_file_name(name)}" and put it in your documents.'
     if deed.done == "sent":
         to = deed.to.strip()
         if not _ADDRESS.match(to) or not _named_in(to, deed.asked):

@@ -184,7 +184,7 @@ async def test_a_turn_of_deeds_alone_asks_no_model(settings: MemorySettings) -> 
     async with open_memory(settings, model=ScriptedOrigin(no_call)) as memory:
         await captured(memory, "ann", said("", 1, answer="", deeds=(wrote, unfounded)))
         assert await page_texts(memory, "ann") == [
-            ('I wrote the note "note-packing.md" and put it in your documents.', "violet")
+            ('I wrote the note "Packing" and put it in your documents.', "violet")
         ]
 
 

@@ -36,10 +36,10 @@ def test_a_calculation_with_words_in_it_is_not_remembered(expression: str, value
 
 def test_a_document_is_remembered_by_a_name_from_the_persons_request() -> None:
     deed = Deed("wrote", "write a note packing: passport, tickets", name="note-packing.md")
-    assert item_text(deed) == 'I wrote the note "note-packing.md" and put it in your documents.'
+    assert item_text(deed) == 'I wrote the note "Packing" and put it in your documents.'
     shopping = Deed("wrote", "write a list of shopping for Sunday", name="list-shopping-sunday.md")
     assert item_text(shopping) == (
-        'I wrote the list "list-shopping-sunday.md" and put it in your documents.'
+        'I wrote the list "Shopping sunday" and put it in your documents.'
     )
 
 

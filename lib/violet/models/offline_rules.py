@@ -29,6 +29,7 @@ from violet.models.offline_text import (
     strip_lead,
 )
 from violet.statements import states
+from violet.text import title_from_file_name
 
 WORK_VERB = re.compile(
     r"^(?:look up|find|check|research|plan|remind me|fetch|calculate|write|send)\b", re.IGNORECASE
@@ -391,10 +392,7 @@ def document_title(name: str, text: str = "") -> str:
     heading = next((line for line in text.splitlines() if line.strip()), "").strip()
     if heading.startswith("#"):
         return squash(heading.lstrip("# ")) or name
-    stem = re.sub(r"\.(md|txt|csv)$", "", name, flags=re.IGNORECASE)
-    words = re.sub(r"^(note|list)[-_ ]+", "", stem, flags=re.IGNORECASE).replace("-", " ")
-    words = squash(words.replace("_", " ")) or stem
-    return words[:1].upper() + words[1:]
+    return title_from_file_name(name)
 
 
 def _document_kind(name: str) -> str:
