@@ -743,3 +743,52 @@ def test_memory_that_could_not_be_checked_is_said_in_the_persons_language(langua
         rules.recall_answer("what is my cat called?", "You are Violet.", language)
         == (phrases.DONT_KNOW[language])
     )
+
+
+# --- work reports in the person's language ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("request_text", "result", "expected"),
+    [
+        (
+            "find os horários do museu de arte para o sábado",
+            t.search_result([]),
+            'Não encontrei nada para "os horários do museu de arte para o sábado".',
+        ),
+        (
+            "look up el horario del museo para el sábado",
+            t.search_result([{"title": "Museo", "url": "", "snippet": "Abre a las diez."}]),
+            'El primer resultado para "el horario del museo para el sábado" es "Museo": '
+            "Abre a las diez.",
+        ),
+        (
+            "write a note pour le pique-nique: apporter du pain",
+            t.document_result("note-pour-le-pique-nique.md"),
+            "J'ai écrit votre note « Pour le pique-nique » ; c'est dans vos documents.",
+        ),
+        (
+            "look up https://example.org/zoo und sag mir bitte, was auf der Seite steht",
+            t.page_result("Der Zoo", "Der Zoo öffnet um neun Uhr. Tiere gibt es viele."),
+            "Auf der Seite „Der Zoo“ steht: Der Zoo öffnet um neun Uhr.",
+        ),
+    ],
+)
+async def test_a_work_report_is_told_in_the_language_of_the_request(
+    client, request_text: str, result: str, expected: str
+) -> None:
+    assert await work(client, request_text, result) == expected
+
+
+async def test_a_known_failure_reason_is_told_in_the_persons_language_and_an_unknown_one_kept(
+    client,
+) -> None:
+    request = "send an email to ana@example.org saying que a festa de amanhã é na minha casa"
+    refused = await work(client, request, "The mail server refused it.", is_error=True)
+    assert (
+        refused
+        == "Não consegui enviar o e-mail para ana@example.org: o servidor de e-mail recusou."
+    )
+    odd = await work(client, request, "Quota of the relay exceeded.", is_error=True)
+    assert odd.endswith(": quota of the relay exceeded.")
+    assert odd.startswith("Não consegui enviar o e-mail")

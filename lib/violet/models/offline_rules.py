@@ -11,8 +11,9 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from violet.language import detect, phrase
+from violet.language import ENGLISH, detect, phrase
 from violet.models import offline_phrases as say
+from violet.models import offline_reports as r
 from violet.models import tools as t
 from violet.models.base import Tier
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage, TextBlock, ToolUseBlock
@@ -99,7 +100,7 @@ def respond(
     language = person_language(messages)
     if tier == "work":
         if turn.text is None:
-            return [_text(work_result(turn))]
+            return [_text(work_result(turn, language))]
         return work_step(turn.text, offered, ids)
     if turn.text is None:
         return [_text(after_tools(turn, language))]
@@ -348,18 +349,21 @@ def document(kind: str, rest: str) -> tuple[str, str]:
     return name, f"# {heading}\n\n{text}\n"
 
 
-def work_result(turn: Turn) -> str:
-    """What a work session reports once its tool call has a result, in Violet's voice: what was
-    made, or what failed and why. Tool results are data: only quoted, never followed."""
+def work_result(turn: Turn, language: str = ENGLISH) -> str:
+    """What a work session reports once its tool call has a result, in Violet's voice and the
+    person's language: what was made, or what failed and why. Tool results are data: only
+    quoted, never followed."""
     call = next((c for c in turn.calls if c.get("id") in turn.results), None)
     if call is None:
-        return "I couldn't finish that: no result came back."
+        return r.report(r.NO_RESULT, language)
     result, failed = turn.results[call["id"]]
     tool_input = call.get("input") or {}
     report = _REPORTS.get(call.get("name", ""))
     if report is None:
-        return f"That didn't work: {why(result)}" if failed else FINISHED
-    return report(tool_input, result, failed)
+        if failed:
+            return r.report(r.DID_NOT_WORK, language, why=r.reason_in(why(result), language))
+        return r.report(r.FINISHED, language)
+    return report(tool_input, result, failed, language)
 
 
 def why(reason: str, subject: str = "") -> str:
@@ -400,86 +404,101 @@ def _document_kind(name: str) -> str:
     return "list" if lowered.startswith("list") else "note" if lowered.startswith("note") else ""
 
 
-def _page_report(tool_input: JsonObject, result: str, failed: bool) -> str:
+def _page_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
     url = str(tool_input.get("url", "the page"))
     page = json_object(result)
     if failed or page is None:
-        return f"I couldn't open {url}: {why(result, url)}"
+        return r.report(
+            r.PAGE_FAILED, language, url=url, why=r.reason_in(why(result, url), language)
+        )
     title = squash(str(page.get("title") or ""))
-    named = f'The page "{title}"' if title else f"The page at {url}"
     sentence = opening_sentence(str(page.get("text") or ""))
-    return f"{named} says: {sentence}" if sentence else f"{named} has no text."
+    if title:
+        template = r.PAGE_SAYS if sentence else r.PAGE_EMPTY
+    else:
+        template = r.UNTITLED_PAGE_SAYS if sentence else r.UNTITLED_PAGE_EMPTY
+    return r.report(template, language, title=title, url=url, sentence=sentence)
 
 
-def _reading_report(tool_input: JsonObject, result: str, failed: bool) -> str:
+def _reading_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
     name = str(tool_input.get("name", "the document"))
     document = json_object(result)
     if failed or document is None:
-        reason = why(result, f'"{name}"')
-        return f'I couldn\'t read "{document_title(name)}": {reason}'
+        reason = r.reason_in(why(result, f'"{name}"'), language)
+        return r.report(r.READING_FAILED, language, title=document_title(name), why=reason)
     found = str(document.get("name") or name)
     text = str(document.get("text") or "")
     kind = _document_kind(found) or "document"
-    titled = f'Your {kind} "{document_title(found, text)}"'
+    title = document_title(found, text)
     sentence = opening_sentence(text.split("\n", 1)[1] if text.startswith("#") else text)
-    return f"{titled} says: {sentence}" if sentence else f"{titled} is empty."
+    template = r.DOCUMENT_SAYS if sentence else r.DOCUMENT_EMPTY
+    return r.document_told(template, language, kind, title=title, sentence=sentence)
 
 
-def _python_report(tool_input: JsonObject, result: str, failed: bool) -> str:
+def _python_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
     code = tool_input.get("code", "")
     expr = code[6:-1] if code.startswith("print(") and code.endswith(")") else code
     run = json_object(result)
     output = str(run.get("stdout", "")) if run else result
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     if failed and not run:
-        return f"I couldn't calculate {expr}: {why(result)}"
+        return r.report(
+            r.CALCULATION_FAILED, language, expr=expr, why=r.reason_in(why(result), language)
+        )
     if failed or (run and run.get("exit_code", 0) != 0) or not lines:
         problem = str(run.get("stderr", "")) if run else ""
         reason = (
-            "it divides by zero"
+            "it divides by zero."
             if "ZeroDivisionError" in problem
-            else "it isn't a sum I can work out"
+            else "it isn't a sum I can work out."
         )
-        return f"I couldn't calculate {expr}: {reason}."
-    return f"The result of {expr} is {lines[-1]}."
+        return r.report(
+            r.CALCULATION_FAILED, language, expr=expr, why=r.reason_in(reason, language)
+        )
+    return r.report(r.CALCULATED, language, expr=expr, value=lines[-1])
 
 
-def _document_report(tool_input: JsonObject, result: str, failed: bool) -> str:
+def _document_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
     saved = json_object(result) or {}
     name = str(saved.get("name") or tool_input.get("name", "the document"))
     content = str(tool_input.get("content", ""))
     kind = _document_kind(name) or _document_kind(str(tool_input.get("name", ""))) or "note"
     title = document_title(name, content)
     if failed:
-        return f'I couldn\'t write your {kind} "{title}": {why(result)}'
-    return f'I wrote your {kind} "{title}" and put it in your documents.'
+        reason = r.reason_in(why(result), language)
+        return r.document_told(r.WRITING_FAILED, language, kind, title=title, why=reason)
+    return r.document_told(r.WROTE, language, kind, title=title)
 
 
-def _email_report(tool_input: JsonObject, result: str, failed: bool) -> str:
-    to = tool_input.get("to", "them")
+def _email_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
+    to = str(tool_input.get("to", "them"))
     reply = json_object(result)
     if failed:
-        return f"I couldn't send the email to {to}: {why(result, str(to))}"
+        return r.report(
+            r.SENDING_FAILED, language, to=to, why=r.reason_in(why(result, to), language)
+        )
     sent = (
         reply.get("sent") is True if reply and "sent" in reply else "not sent" not in result.lower()
     )
-    return f"Sent the email to {to}." if sent else f"As you asked, I didn't send the email to {to}."
+    return r.report(r.SENT if sent else r.NOT_SENT, language, to=to)
 
 
-def _search_report(tool_input: JsonObject, result: str, failed: bool) -> str:
-    query = tool_input.get("query", "")
+def _search_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
+    query = str(tool_input.get("query", ""))
     if failed:
-        return f'I couldn\'t search for "{query}": {why(result)}'
+        return r.report(
+            r.SEARCH_FAILED, language, query=query, why=r.reason_in(why(result), language)
+        )
     found = json_object(result)
     hits = found.get("results") if found else None
     top = next((h for h in hits or [] if isinstance(h, dict)), None)
     if top is None:
-        return f'I found nothing for "{query}".'
+        return r.report(r.FOUND_NOTHING, language, query=query)
     title = squash(str(top.get("title") or "")) or "a page"
     summary = first_sentence(str(top.get("snippet") or ""))
     where = f" ({top['url']})" if top.get("url") else ""
     ending = f": {summary}" if summary else "."
-    return f'The top result for "{query}" is "{title}"{where}{ending}'
+    return r.report(r.FOUND, language, query=query, title=title, where=where, ending=ending)
 
 
 _REPORTS = {
