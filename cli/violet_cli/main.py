@@ -43,9 +43,9 @@ def main(argv: list[str] | None = None) -> None:
         "--only",
         default="",
         metavar="NAMES",
-        help="run only these sections, comma-separated (turns, load, goals, cpu, idle, economy, "
-        "routing, recall, memory, trust, sandboxes); the others keep their part of benchmarks.md. "
-        "Default: all",
+        help="run only these sections, comma-separated (turns, load, goals, cpu, idle, first, "
+        "economy, routing, recall, memory, trust, sandboxes); the others keep their part of "
+        "benchmarks.md. Default: all",
     )
 
     args = parser.parse_args(argv)

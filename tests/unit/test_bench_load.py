@@ -3,6 +3,7 @@ from /proc stat text, percentiles, the scripts, and the document's sections."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -259,3 +260,12 @@ def test_first_answers_are_told_per_kind_of_person_with_their_ratio_to_later_one
         "later_p50_ms": 100.0,
         "later_p99_ms": 100.0,
     }
+
+
+def test_the_help_names_every_section(capsys: pytest.CaptureFixture[str]) -> None:
+    from violet_cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    listed = set(re.findall(r"\w+", capsys.readouterr().out))
+    assert {section.name for section in SECTIONS} <= listed
