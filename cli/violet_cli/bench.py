@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import platform
-import socket
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ from violet_cli.economy import (
     talk,
 )
 from violet_cli.percentiles import percentile
-from violet_cli.run import SERVICES, ready, start, stop
+from violet_cli.run import SERVICES, free_port, ready, start, stop
 from violet_cli.trust import CorpusWeb, Figures, measure
 from violet_cli.trust_corpus import corpus
 
@@ -70,12 +69,6 @@ class Distribution:
             f"| {name} | {len(self.samples_ms)} | {self.percentile(50):.0f} | "
             f"{self.percentile(90):.0f} | {self.percentile(99):.0f} |"
         )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def machine() -> str:
@@ -149,7 +142,7 @@ def local_stack(
     with tempfile.TemporaryDirectory(prefix="violet-bench-") as home:
         if before_start is not None:
             before_start(Path(home))
-        env = {f"VIOLET_{name.upper()}_ADDR": f"127.0.0.1:{_free_port()}" for name in SERVICES}
+        env = {f"VIOLET_{name.upper()}_ADDR": f"127.0.0.1:{free_port()}" for name in SERVICES}
         env.update(VIOLET_HOME=home, VIOLET_SAYS_PER_MINUTE="100000", VIOLET_SAY_BURST="1000")
         # The compiled sandbox interpreter outlives the stack: compiling it is not a turn's cost.
         env.update(VIOLET_SANDBOX_CACHE_DIR=str(SANDBOX_CACHE))

@@ -26,6 +26,13 @@ READY_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 20.0
 
 
+def free_port() -> int:
+    """A loopback port nothing listens on now, for a stack started beside others."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def gateway_url(settings: CommonSettings) -> str:
     return f"http://{settings.gateway_addr}"
 

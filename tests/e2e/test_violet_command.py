@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.stack import SERVICES, free_port
+from tests.support.stack import SERVICES
+from violet_cli.run import free_port
 
 VIOLET = str(Path(sys.executable).parent / "violet")
 

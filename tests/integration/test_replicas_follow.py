@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import pytest
 
 from tests.support.device import Device
-from tests.support.stack import Stack, free_port, running_stack
+from tests.support.stack import Stack, running_stack
 from tests.support.waiting import eventually_blocking
+from violet_cli.run import free_port
 
 HOUR = "3600"
 LISTENER_A = "violet-session-listen-replica-a"

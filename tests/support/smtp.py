@@ -8,8 +8,8 @@ from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
 
-from tests.support.stack import free_port
 from tests.support.waiting import eventually
+from violet_cli.run import free_port
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ import contextlib
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from tests.support.messages_api import MessagesAPIProcess
 from tests.support.postgres import fresh_schema
 from tests.support.sandbox import SANDBOX_CACHE
 from violet.identity import issue_internal_token, issue_token
+from violet_cli.run import free_port
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
 READY_TIMEOUT_S = 60.0
@@ -41,12 +41,6 @@ UNFINISHED = {
         "SELECT 1 FROM outbox WHERE sent_at IS NULL",
     ],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass

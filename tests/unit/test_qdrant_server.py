@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.ci import unavailable
-from tests.support.stack import free_port
 from violet.settings import SettingsError, VectorSettings, load_settings
 from violet.vectors import VectorStoreError, open_vector_store, qdrant_client_for
+from violet_cli.run import free_port
 
 API_KEY = "the-right-key"
 DIMENSION = 4

@@ -6,9 +6,8 @@ from __future__ import annotations
 import socket
 import subprocess
 
-from tests.support.stack import free_port
 from violet.settings import CommonSettings
-from violet_cli.run import SERVICES, taken_addresses
+from violet_cli.run import SERVICES, free_port, taken_addresses
 
 
 def settings_with(port: int) -> CommonSettings:

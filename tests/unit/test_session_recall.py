@@ -24,12 +24,12 @@ from session.turn import MainSession
 from session.turn_lock import turn_lock
 from session.window import Window
 from tests.support.fakes import FakeMemory, FakeModel, FakePeers, session_tables
-from tests.support.stack import free_port
 from violet.channels import Peers
 from violet.identity import service_identity
 from violet.models import offline_phrases as say
 from violet.models.tools import MEMORY_UNCHECKED
 from violet.v1 import memory_pb2, memory_pb2_grpc
+from violet_cli.run import free_port
 
 SECRET = "a secret only this test knows"
 IDENTITY = service_identity("ana", SECRET)

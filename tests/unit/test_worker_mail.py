@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.smtp import SmtpSink
-from tests.support.stack import free_port
+from violet_cli.run import free_port
 from worker.mail import Email, Mailer, MailError, named_by_person, valid_address
 from worker.toolbox import approval_question
 
