@@ -407,10 +407,11 @@ class Outcome:
 def _outcomes(rng: random.Random, number: int) -> list[Outcome]:
     a, b = rng.randint(12, 99), rng.randint(12, 99)
     topic = rng.choice(["packing", "groceries", "birthday", "garden", "books"])
-    name = f"note-{topic}-{number}.md"
+    # The note is kept by its title, the words before the colon.
+    title = f"{topic.capitalize()} {number}"
     return [
         Outcome(f"calculate {a}*{b}", f"I worked out {a}*{b} = {a * b}."),
-        Outcome(f"write a note {topic} {number}: bring the usual things", f'"{name}"'),
+        Outcome(f"write a note {topic} {number}: bring the usual things", f'"{title}"'),
     ]
 
 
