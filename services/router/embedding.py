@@ -27,6 +27,11 @@ Embedders = Mapping[str, TextEmbedder]
 MODEL_IDS = (SHARED_ID, MINILM_ID)
 
 
+def opening_dimension(embedders: Embedders) -> int:
+    """The size of opening_vector."""
+    return sum(embedders[model].dim for model in SENTENCE_MODELS)
+
+
 def shipped_embedders() -> dict[str, TextEmbedder]:
     """The shared embedder and the router's English model, loaded on first use."""
     return dict(zip(SENTENCE_MODELS, (get_embedder(), get_minilm()), strict=True))
@@ -55,6 +60,11 @@ def card_vectors(embedders: Embedders, cards: Sequence[Card]) -> list[dict[str, 
 
 def request_vectors(embedders: Embedders, text: str) -> dict[str, Vector]:
     return {model: embedders[model].embed_query(text) for model in SENTENCE_MODELS}
+
+
+def opening_vector(requests: Mapping[str, Vector]) -> Vector:
+    """What the opening classifier reads of a request: every model's vector, end to end."""
+    return np.concatenate([requests[model] for model in SENTENCE_MODELS])
 
 
 def similarities(

@@ -17,7 +17,7 @@ from datetime import datetime
 from opentelemetry import trace
 
 from router.cards import ACTIVE_FOR, Card
-from router.embedding import Embedders
+from router.embedding import Embedders, opening_vector
 from router.features import SENTENCE_MODELS, Request
 from router.index import CardIndex
 from router.scoring import Scorer
@@ -123,7 +123,7 @@ class Router:
         vectors = dict(zip(SENTENCE_MODELS, embedded, strict=True))
         known = await self._cards.count(person)
         sims = await self._index.similarities(person, vectors, active, known)
-        request_read = Request(request, vectors[SENTENCE_MODELS[0]])
+        request_read = Request(request, opening_vector(vectors))
         scored = self._scorer.score(request_read, active, sims, now)
         shortlist = Shortlist(
             cards=scored.cards[:CANDIDATES],

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from router.embedding import MODEL_IDS, Embedders, shipped_embedders
+from router.embedding import MODEL_IDS, Embedders, opening_dimension, shipped_embedders
 from router.index import CardIndex
 from router.routing import Router
 from router.scoring import Scorer, Weights
@@ -41,7 +41,7 @@ async def open_router(
     if embedders is None:
         embedders = await asyncio.to_thread(shipped_embedders)
     dimension = shared_dimension(embedders)
-    scorer = Scorer(Weights.load(), MODEL_IDS, dimension)
+    scorer = Scorer(Weights.load(), MODEL_IDS, opening_dimension(embedders))
     engine = database.service_engine(settings, NAME)
     vectors = await open_vector_store(settings, dimension, NAME)
     model = model_client_for(settings)

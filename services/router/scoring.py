@@ -39,7 +39,7 @@ class WeightsMismatch(RuntimeError):
 @dataclass(frozen=True)
 class Weights:
     # The sentence models of features.SENTENCE_MODELS, in order; the opening classifier reads
-    # the first one's request vector, of `dimension` numbers.
+    # their request vectors end to end, `dimension` numbers.
     embedders: list[str]
     dimension: int
     features: list[str]

@@ -33,6 +33,8 @@ from router.embedding import (
     Embedders,
     Vector,
     card_vectors,
+    opening_dimension,
+    opening_vector,
     request_vectors,
     similarities,
 )
@@ -138,7 +140,7 @@ def prepare(cases: Sequence[Case], embedders: Embedders) -> list[Prepared]:
     for case in cases:
         cards = active_cards(case)
         vectors = request_vectors(embedders, case.request)
-        request = Request(case.request, vectors[SENTENCE_MODELS[0]])
+        request = Request(case.request, opening_vector(vectors))
         sims = similarities(vectors, card_vectors(embedders, cards))
         base = card_features(request, cards, sims, case.now, opening=0.0)
         slope = card_features(request, cards, sims, case.now, opening=1.0) - base
@@ -151,7 +153,7 @@ def prepare(cases: Sequence[Case], embedders: Embedders) -> list[Prepared]:
     return prepared
 
 
-def opening_examples(cases: Sequence[Case], embedder: TextEmbedder) -> list[OpeningExample]:
+def opening_examples(cases: Sequence[Case], embedders: Embedders) -> list[OpeningExample]:
     """Quoted opening requests (opens) and later requests of the same cards (does not)."""
     labelled: dict[tuple[str, str], bool] = {}
     for case in cases:
@@ -162,7 +164,11 @@ def opening_examples(cases: Sequence[Case], embedder: TextEmbedder) -> list[Open
             labelled[(case.person, quoted.group("opening"))] = True
             labelled.setdefault((case.person, card.last_request), False)
     return [
-        OpeningExample(person, opening_features(Request(text, embedder.embed_query(text))), opens)
+        OpeningExample(
+            person,
+            opening_features(Request(text, opening_vector(request_vectors(embedders, text)))),
+            opens,
+        )
         for (person, text), opens in labelled.items()
     ]
 
@@ -355,7 +361,7 @@ def train(
     memos = {model: Memo(embedders[model]) for model in SENTENCE_MODELS}
     progress("embedding the cases")
     prepared = prepare(cases, memos)
-    examples = opening_examples(cases, memos[SENTENCE_MODELS[0]])
+    examples = opening_examples(cases, memos)
     openings = OpeningFits(examples)
     chosen_on = [c for c in prepared if c.person not in held_out]
     features = list(CARD_FEATURES)
@@ -394,7 +400,7 @@ def train(
     fitted = fit(prepared, openings, frozenset(), features)
     return Weights(
         embedders=list(MODEL_IDS),
-        dimension=embedders[SENTENCE_MODELS[0]].dim,
+        dimension=opening_dimension(embedders),
         features=features,
         mean=fitted.mean.tolist(),
         scale=fitted.scale.tolist(),

@@ -52,13 +52,14 @@ class WordsEmbedder:
 # The whole card's cosine decides; new work wins only over cards sharing no words.
 WEIGHTS = Weights(
     embedders=["words", "words"],
-    dimension=DIMENSION,
+    dimension=2 * DIMENSION,
     features=["cos_card"],
     mean=[0.0],
     scale=[1.0],
     card=[10.0],
     new=[2.0, 0.0],
-    opening=[0.0] * (DIMENSION + 3),
+    # Both models' request vectors end to end, two word counts, the constant.
+    opening=[0.0] * (2 * DIMENSION + 3),
 )
 
 
@@ -123,7 +124,7 @@ async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         CardStore(engine),
         CardIndex(vectors, embedders),
         embedders,
-        Scorer(WEIGHTS, ["words", "words"], DIMENSION),
+        Scorer(WEIGHTS, ["words", "words"], 2 * DIMENSION),
         model,
         DecisionLog(engine),
         tracer=provider.get_tracer("test"),
