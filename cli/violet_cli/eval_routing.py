@@ -12,6 +12,9 @@ Figures:
 - pick_top1: over all cases, the routing decision (a card, or new work) is the gold one.
 - new_precision / new_recall: of the decisions to open new work, and of the gold new cases.
 - p50_ms: median time of one routing decision, request embedding and pick included.
+- weights_saw_file / cases_seen: whether the shipped weights were trained on any case of the
+  file, and on how many (by the fingerprints they record): figures on such a file are partly or
+  wholly in-sample, not those of unseen people.
 The last stdout line is the JSON object of these figures.
 """
 
@@ -24,11 +27,13 @@ import time
 from dataclasses import dataclass, field
 
 from router.cards import ACTIVE_FOR
-from router.cases import NEW, Case, load_cases
+from router.cases import NEW, Case, fingerprint, load_cases
+from router.embedding import shipped_embedders
+from router.features import SENTENCE_MODELS
 from router.runtime import migrate, open_router
+from router.scoring import Weights
 from router.settings import RouterSettings
 from router.training import Memo
-from violet.embedder import get_embedder
 from violet.models import JsonObject
 from violet_cli.evaluation import on_fresh_stores
 
@@ -88,8 +93,9 @@ def most_recent_first(case: Case) -> list[str]:
 async def _evaluate(cases: list[Case], settings: RouterSettings) -> JsonObject:
     tally = Tally()
     # Cases repeat the same cards many times: each distinct text is embedded once.
-    embedder = Memo(await asyncio.to_thread(get_embedder))
-    async with open_router(settings, embedder) as router:
+    shipped = await asyncio.to_thread(shipped_embedders)
+    embedders = {model: Memo(shipped[model]) for model in SENTENCE_MODELS}
+    async with open_router(settings, embedders) as router:
         for done, case in enumerate(cases, start=1):
             person = f"{case.person}/{case.case_id}"
             for card in case.cards:
@@ -100,7 +106,13 @@ async def _evaluate(cases: list[Case], settings: RouterSettings) -> JsonObject:
             tally.count(case, decision.candidates, decision.topic)
             if done % PROGRESS_EVERY == 0:
                 print(f"{done}/{len(cases)} cases routed", file=sys.stderr)
-    return tally.report(len(cases))
+    return tally.report(len(cases)) | in_sample(cases, Weights.load())
+
+
+def in_sample(cases: list[Case], weights: Weights) -> JsonObject:
+    """Whether the weights were trained on any of `cases`, and on how many."""
+    seen = weights.cases_seen([fingerprint(case) for case in cases])
+    return {"weights_saw_file": seen > 0, "cases_seen": seen}
 
 
 def eval_routing(path: str) -> JsonObject:

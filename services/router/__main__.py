@@ -40,17 +40,23 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ablations", action="store_true", help="also cross-validate without each feature group"
     )
+    parser.add_argument(
+        "--held-out",
+        default="",
+        help="comma-separated person ids kept out of the cross-validation and scored once by "
+        "models trained on the others (the written weights still learn from every case)",
+    )
 
 
 def train(args: argparse.Namespace) -> int:
     from router.cases import load_cases
+    from router.embedding import shipped_embedders
     from router.training import train as train_weights
-    from violet.embedder import MODEL_ID, get_embedder
 
     weights = train_weights(
         load_cases(args.file),
-        get_embedder(),
-        MODEL_ID,
+        shipped_embedders(),
+        held_out=frozenset(p for p in args.held_out.split(",") if p),
         ablations=args.ablations,
         progress=lambda step: print(step, file=sys.stderr),
     )

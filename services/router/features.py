@@ -2,7 +2,7 @@
 
 Card features (one row per card) feed the choice model; the request's own features feed the
 opening classifier ("does this request open new work?"). Similarities come from the vector
-store: one cosine per embedded card field and one for the whole card.
+store: for each sentence model, one cosine per embedded card field and one for the whole card.
 """
 
 from __future__ import annotations
@@ -19,8 +19,19 @@ from router import lexical
 from router.cards import FIELDS, WHOLE, Card
 
 SIMILARITIES = (*FIELDS, WHOLE)
+# The sentence models whose cosines routing reads: the shared multilingual embedder, and an
+# English model whose cosines rank cards better on the routing cases (docs/routing.md).
+SENTENCE_MODELS = ("e5", "minilm")
+
+
+def vector_kind(model: str, name: str) -> str:
+    """The kind of a card's vector in the store; the shared embedder's keep their bare names."""
+    return name if model == SENTENCE_MODELS[0] else f"{model}_{name}"
+
+
+VECTOR_KINDS = tuple(vector_kind(model, name) for model in SENTENCE_MODELS for name in SIMILARITIES)
 CARD_FEATURES = (
-    *(f"cos_{name}" for name in SIMILARITIES),
+    *(f"cos_{kind}" for kind in VECTOR_KINDS),
     "bm25",
     "bm25_relative",
     "entity_hits",
@@ -54,7 +65,7 @@ def card_features(
     opening: float,
 ) -> NDArray[np.float64]:
     """One row per card, columns as CARD_FEATURES. `similarities` holds the request's cosine
-    with each card's SIMILARITIES, a row per card (0 where a field is empty); `opening` is the
+    with each card's VECTOR_KINDS, a row per card (0 where a field is empty); `opening` is the
     opening classifier's logit for the request."""
     count = len(cards)
     ages_h = np.array([max((now - c.last_active).total_seconds(), 0.0) / 3600 for c in cards])

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,12 +17,13 @@ from datetime import datetime
 from opentelemetry import trace
 
 from router.cards import ACTIVE_FOR, Card
-from router.features import Request
+from router.embedding import Embedders, opening_vector
+from router.features import SENTENCE_MODELS, Request
 from router.index import CardIndex
 from router.scoring import Scorer
 from router.store import CardStore, Decision, DecisionLog
 from violet.clock import utc_now
-from violet.embedder import TextEmbedder, embed_query_in_thread
+from violet.embedder import embed_query_in_thread
 from violet.metrics import ROUTES
 from violet.models import Candidate, ModelClient, ModelError, Pick, pick
 from violet.models.structured import NEW, PICK_THRESHOLD
@@ -72,7 +74,7 @@ class Router:
         self,
         cards: CardStore,
         index: CardIndex,
-        embedder: TextEmbedder,
+        embedders: Embedders,
         scorer: Scorer,
         model: ModelClient,
         decisions: DecisionLog,
@@ -80,7 +82,7 @@ class Router:
     ) -> None:
         self._cards = cards
         self._index = index
-        self._embedder = embedder
+        self._embedders = embedders
         self._scorer = scorer
         self._model = model
         self._decisions = decisions
@@ -114,10 +116,15 @@ class Router:
         active = await self._cards.active(person, since=now - ACTIVE_FOR)
         if not active:
             return _decision(person, request, now, NEW, 1.0, "no topic active in the last 7 days")
-        vector = await embed_query_in_thread(self._embedder, request)
+        # Each model in its own thread: on two cores both run at once.
+        embedded = await asyncio.gather(
+            *(embed_query_in_thread(self._embedders[m], request) for m in SENTENCE_MODELS)
+        )
+        vectors = dict(zip(SENTENCE_MODELS, embedded, strict=True))
         known = await self._cards.count(person)
-        sims = await self._index.similarities(person, vector, active, known)
-        scored = self._scorer.score(Request(request, vector), active, sims, now)
+        sims = await self._index.similarities(person, vectors, active, known)
+        request_read = Request(request, opening_vector(vectors))
+        scored = self._scorer.score(request_read, active, sims, now)
         shortlist = Shortlist(
             cards=scored.cards[:CANDIDATES],
             scores=[round(s, 4) for s in scored.scores[:CANDIDATES]],

@@ -7,13 +7,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from router.embedding import MODEL_IDS, Embedders, opening_dimension, shipped_embedders
 from router.index import CardIndex
 from router.routing import Router
 from router.scoring import Scorer, Weights
 from router.settings import RouterSettings
 from router.store import CardStore, DecisionLog
 from violet import database
-from violet.embedder import MODEL_ID, TextEmbedder, get_embedder
 from violet.models import model_client_for
 from violet.vectors import open_vector_store
 
@@ -24,23 +24,33 @@ def migrate(settings: RouterSettings) -> None:
     database.migrate_service(settings, NAME)
 
 
+def shared_dimension(embedders: Embedders) -> int:
+    """The one vector size of the card store, which holds every model's vectors."""
+    sizes = {embedder.dim for embedder in embedders.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"The router's sentence models differ in size ({sorted(sizes)}).")
+    return sizes.pop()
+
+
 @contextlib.asynccontextmanager
 async def open_router(
-    settings: RouterSettings, embedder: TextEmbedder | None = None
+    settings: RouterSettings, embedders: Embedders | None = None
 ) -> AsyncIterator[Router]:
-    """`embedder` replaces the shared one (evaluation memoises it); it must be the same model."""
-    if embedder is None:
-        embedder = await asyncio.to_thread(get_embedder)
-    scorer = Scorer(Weights.load(), MODEL_ID, embedder.dim)
+    """`embedders` replace the shipped ones (evaluation memoises them); they must be the same
+    models."""
+    if embedders is None:
+        embedders = await asyncio.to_thread(shipped_embedders)
+    dimension = shared_dimension(embedders)
+    scorer = Scorer(Weights.load(), MODEL_IDS, opening_dimension(embedders))
     engine = database.service_engine(settings, NAME)
-    vectors = await open_vector_store(settings, embedder.dim, NAME)
+    vectors = await open_vector_store(settings, dimension, NAME)
     model = model_client_for(settings)
 
     try:
         yield Router(
             CardStore(engine),
-            CardIndex(vectors, embedder),
-            embedder,
+            CardIndex(vectors, embedders),
+            embedders,
             scorer,
             model,
             DecisionLog(engine),

@@ -10,7 +10,7 @@ which is what the pick's threshold reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -33,12 +33,14 @@ _ENTITY_HITS = CARD_FEATURES.index("entity_hits")
 
 
 class WeightsMismatch(RuntimeError):
-    """The shipped weights were trained with another embedder or another feature set."""
+    """The shipped weights were trained with other sentence models or another feature set."""
 
 
 @dataclass(frozen=True)
 class Weights:
-    embedder: str
+    # The sentence models of features.SENTENCE_MODELS, in order; the opening classifier reads
+    # their request vectors end to end, `dimension` numbers.
+    embedders: list[str]
     dimension: int
     features: list[str]
     mean: list[float]
@@ -49,6 +51,14 @@ class Weights:
     opening: list[float]
     # How it was trained and what it scored in cross-validation; not used for scoring.
     report: JsonObject = field(default_factory=dict)
+    # The fingerprints of the cases trained on (cases.fingerprint), so that an evaluation can
+    # tell whether its figures are in-sample.
+    seen: list[str] = field(default_factory=list)
+
+    def cases_seen(self, fingerprints: Collection[str]) -> int:
+        """How many of `fingerprints` belong to cases the weights were trained on."""
+        known = set(self.seen)
+        return sum(f in known for f in fingerprints)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(_rounded(asdict(self)), indent=1) + "\n")
@@ -78,11 +88,11 @@ class Scored:
 
 
 class Scorer:
-    def __init__(self, weights: Weights, embedder: str, dimension: int) -> None:
-        if (weights.embedder, weights.dimension) != (embedder, dimension):
+    def __init__(self, weights: Weights, embedders: Sequence[str], dimension: int) -> None:
+        if (list(weights.embedders), weights.dimension) != (list(embedders), dimension):
             raise WeightsMismatch(
-                f"The routing weights were trained with {weights.embedder} "
-                f"({weights.dimension} dimensions), but the embedder is {embedder} "
+                f"The routing weights were trained with {', '.join(weights.embedders)} "
+                f"({weights.dimension} dimensions), but the router runs {', '.join(embedders)} "
                 f"({dimension}): retrain them with `python -m router train FILE.jsonl`."
             )
         unknown = set(weights.features) - set(CARD_FEATURES)

@@ -11,22 +11,40 @@ Two models, both small:
   so that it weighs them as they behave on people it has not seen.
 
 Every figure reported is cross-validated by person: each person's cases are scored by models
-trained on the other people only.
+trained on the other people only. People held out (`--held-out`) take no part in choosing
+anything: they are scored once by models trained on everyone else, and the shipped weights are
+then trained on every case.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
+from router import lexical
 from router.cards import ACTIVE_FOR, Card
-from router.cases import NEW, Case
-from router.embedding import Vector, card_vectors, similarities
-from router.features import CARD_FEATURES, Request, card_features, opening_features
+from router.cases import NEW, Case, fingerprint
+from router.embedding import (
+    MODEL_IDS,
+    Embedders,
+    Vector,
+    card_vectors,
+    opening_dimension,
+    opening_vector,
+    request_vectors,
+    similarities,
+)
+from router.features import (
+    CARD_FEATURES,
+    SENTENCE_MODELS,
+    Request,
+    card_features,
+    opening_features,
+)
 from router.learning import Choice, fit_choice, fit_logistic
 from router.scoring import Weights
 from violet.embedder import TextEmbedder
@@ -37,12 +55,12 @@ OPENING_RIDGE = 0.03
 _QUOTED_OPENING = re.compile(r'first asking: "(?P<opening>.*)"\s*$')
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
-    "cosine title": ("cos_title",),
-    "cosine summary": ("cos_summary",),
-    "cosine last request": ("cos_last_request",),
-    "cosine last outcome": ("cos_last_outcome",),
-    "cosine entities": ("cos_entities",),
-    "cosine whole card": ("cos_card",),
+    **{
+        f"{model} cosines": tuple(
+            f for f in CARD_FEATURES if f.startswith("cos_") and (model in f) == (model != "e5")
+        )
+        for model in SENTENCE_MODELS
+    },
     "all cosines": tuple(f for f in CARD_FEATURES if f.startswith("cos_")),
     "bm25": ("bm25", "bm25_relative"),
     "entity hits": ("entity_hits",),
@@ -58,7 +76,8 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
 }
 BASELINES: dict[str, tuple[str, ...]] = {
     "recency alone": ("most_recent", "log_recency_rank", "log_age_hours"),
-    "cosine whole card alone": ("cos_card",),
+    "e5 cosine whole card alone": ("cos_card",),
+    "minilm cosine whole card alone": ("cos_minilm_card",),
     "bm25 alone": ("bm25", "bm25_relative"),
 }
 
@@ -73,6 +92,8 @@ class Prepared:
     opening: NDArray[np.float64]
     # Index of the gold card among the active cards; -1 for new work.
     gold: int
+    # The request starts with a task verb: the scorer's rule for cards it shares nothing with.
+    task: bool = False
 
     def features(self, opening_logit: float, columns: list[int]) -> NDArray[np.float64]:
         return (self.base + opening_logit * self.slope)[:, columns]
@@ -114,23 +135,25 @@ def active_cards(case: Case) -> list[Card]:
     return [c for c in case.cards if case.now - ACTIVE_FOR <= c.last_active]
 
 
-def prepare(cases: Sequence[Case], embedder: TextEmbedder) -> list[Prepared]:
+def prepare(cases: Sequence[Case], embedders: Embedders) -> list[Prepared]:
     prepared = []
     for case in cases:
         cards = active_cards(case)
-        request = Request(case.request, embedder.embed_query(case.request))
-        sims = similarities(request.vector, card_vectors(embedder, cards))
+        vectors = request_vectors(embedders, case.request)
+        request = Request(case.request, opening_vector(vectors))
+        sims = similarities(vectors, card_vectors(embedders, cards))
         base = card_features(request, cards, sims, case.now, opening=0.0)
         slope = card_features(request, cards, sims, case.now, opening=1.0) - base
         topics = [c.topic for c in cards]
         gold = topics.index(case.gold) if case.gold in topics else -1
         if case.gold != NEW and gold < 0:
             continue  # the gold card is not active: no ranking can find it
-        prepared.append(Prepared(case.person, base, slope, opening_features(request), gold))
+        task = lexical.opens_with_task(case.request)
+        prepared.append(Prepared(case.person, base, slope, opening_features(request), gold, task))
     return prepared
 
 
-def opening_examples(cases: Sequence[Case], embedder: TextEmbedder) -> list[OpeningExample]:
+def opening_examples(cases: Sequence[Case], embedders: Embedders) -> list[OpeningExample]:
     """Quoted opening requests (opens) and later requests of the same cards (does not)."""
     labelled: dict[tuple[str, str], bool] = {}
     for case in cases:
@@ -141,7 +164,11 @@ def opening_examples(cases: Sequence[Case], embedder: TextEmbedder) -> list[Open
             labelled[(case.person, quoted.group("opening"))] = True
             labelled.setdefault((case.person, card.last_request), False)
     return [
-        OpeningExample(person, opening_features(Request(text, embedder.embed_query(text))), opens)
+        OpeningExample(
+            person,
+            opening_features(Request(text, opening_vector(request_vectors(embedders, text)))),
+            opens,
+        )
         for (person, text), opens in labelled.items()
     ]
 
@@ -172,10 +199,24 @@ class Fitted:
     opening: NDArray[np.float64]
 
     def decide(self, case: Prepared) -> tuple[NDArray[np.float64], float, float]:
-        """The cards' utilities, new work's utility, and the opening logit."""
+        """The cards' utilities, new work's utility, and the opening logit, as the scorer
+        computes them (its rule for tasks included)."""
         logit = float(case.opening @ self.opening)
         x = (case.features(logit, self.columns) - self.mean) / self.scale
-        return x @ self.card, float(self.new @ [1.0, logit]), logit
+        utilities = x @ self.card
+        if case.task:
+            every = case.features(logit, list(range(len(CARD_FEATURES))))
+            utilities = np.where(unrelated(every), -np.inf, utilities)
+        return utilities, float(self.new @ [1.0, logit]), logit
+
+
+def unrelated(every: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """The cards (rows of CARD_FEATURES) that share no word and no entity with the request."""
+    return (every[:, _BM25] == 0) & (every[:, _ENTITY_HITS] == 0)
+
+
+_BM25 = CARD_FEATURES.index("bm25")
+_ENTITY_HITS = CARD_FEATURES.index("entity_hits")
 
 
 def fit(
@@ -210,37 +251,69 @@ def fit(
     return Fitted(columns, mean, scale, weights[:count], weights[count:], opening)
 
 
+@dataclass
+class Tally:
+    """Decisions on scored cases, for the figures."""
+
+    ranks: list[int] = field(default_factory=list)
+    # (decided new, gold new, decided right)
+    outcomes: list[tuple[bool, bool, bool]] = field(default_factory=list)
+    opening_scores: list[tuple[float, bool]] = field(default_factory=list)
+
+    def count(self, fitted: Fitted, case: Prepared) -> None:
+        utilities, new_utility, logit = fitted.decide(case)
+        order = list(np.argsort(-utilities, kind="stable"))
+        best = order[0]
+        # The offline pick: the best card when its score, sigmoid(utility - new's), is >= 0.5.
+        decided_new = bool(utilities[best] < new_utility)
+        if case.gold >= 0:
+            self.ranks.append(order.index(case.gold))
+        right = decided_new if case.gold < 0 else (not decided_new and best == case.gold)
+        self.outcomes.append((decided_new, case.gold < 0, right))
+        self.opening_scores.append((logit, case.gold < 0))
+
+    def figures(self, use_opening: bool = True) -> dict[str, float]:
+        return _figures(self.ranks, self.outcomes, self.opening_scores if use_opening else [])
+
+
 def cross_validate(
     cases: Sequence[Prepared],
     openings: OpeningFits,
     features: Sequence[str],
     use_opening: bool = True,
+    kept_apart: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Leave-one-person-out figures: pre-filter top-1/top-3 over cases whose gold is a card;
-    decision accuracy over all cases (a card wins over new when its score is at least 0.5);
-    new-work precision and recall; the opening classifier's AUROC for gold new."""
-    ranks: list[int] = []
-    outcomes: list[tuple[bool, bool, bool]] = []  # (decided new, gold new, decided right)
-    opening_scores: list[tuple[float, bool]] = []
+    pick top-1 over all cases (the offline pick: a card wins over new when its score is at
+    least 0.5); new-work precision and recall; the opening classifier's AUROC for gold new.
+    The opening examples of `kept_apart` people are never learned from."""
+    tally = Tally()
     for person in sorted({c.person for c in cases}):
         fitted = fit(
             [c for c in cases if c.person != person],
             openings,
-            frozenset({person}),
+            frozenset({person}) | kept_apart,
             features,
             use_opening,
         )
         for case in (c for c in cases if c.person == person):
-            utilities, new_utility, logit = fitted.decide(case)
-            order = list(np.argsort(-utilities, kind="stable"))
-            best = order[0]
-            decided_new = bool(utilities[best] < new_utility)
-            if case.gold >= 0:
-                ranks.append(order.index(case.gold))
-            right = decided_new if case.gold < 0 else (not decided_new and best == case.gold)
-            outcomes.append((decided_new, case.gold < 0, right))
-            opening_scores.append((logit, case.gold < 0))
-    return _figures(ranks, outcomes, opening_scores if use_opening else [])
+            tally.count(fitted, case)
+    return tally.figures(use_opening)
+
+
+def held_out_figures(
+    train_on: Sequence[Prepared],
+    held_out: Sequence[Prepared],
+    openings: OpeningFits,
+    features: Sequence[str],
+) -> dict[str, float]:
+    """The held-out people's figures, scored by models trained on `train_on` alone."""
+    people = frozenset(c.person for c in held_out)
+    fitted = fit(train_on, openings, people, features)
+    tally = Tally()
+    for case in held_out:
+        tally.count(fitted, case)
+    return tally.figures()
 
 
 def _figures(
@@ -255,7 +328,7 @@ def _figures(
     figures = {
         "prefilter_top1": float((ranked == 0).mean()),
         "prefilter_top3": float((ranked < 3).mean()),
-        "decision_accuracy": float(np.mean([o[2] for o in outcomes])),
+        "pick_top1": float(np.mean([o[2] for o in outcomes])),
         "new_precision": both / max(float(decided_new.sum()), 1.0),
         "new_recall": both / max(float(gold_new.sum()), 1.0),
     }
@@ -278,17 +351,19 @@ def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
 
 def train(
     cases: Sequence[Case],
-    embedder: TextEmbedder,
-    embedder_id: str,
+    embedders: Embedders,
+    held_out: frozenset[str] = frozenset(),
     ablations: bool = False,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Weights:
-    """The weights for all of `cases`, with their cross-validated figures in the report."""
-    memo = Memo(embedder)
+    """The weights for all of `cases`, with figures cross-validated by person over everyone
+    but `held_out`, and the held-out people's figures, in the report."""
+    memos = {model: Memo(embedders[model]) for model in SENTENCE_MODELS}
     progress("embedding the cases")
-    prepared = prepare(cases, memo)
-    examples = opening_examples(cases, memo)
+    prepared = prepare(cases, memos)
+    examples = opening_examples(cases, memos)
     openings = OpeningFits(examples)
+    chosen_on = [c for c in prepared if c.person not in held_out]
     features = list(CARD_FEATURES)
     progress("cross-validating by person")
     report: JsonObject = {
@@ -297,26 +372,35 @@ def train(
         "opening_examples": len(examples),
         "choice_ridge": CHOICE_RIDGE,
         "opening_ridge": OPENING_RIDGE,
-        "cross_validated_by_person": cross_validate(prepared, openings, features),
+        "held_out_people": sorted(held_out),
+        "cross_validated_by_person": cross_validate(
+            chosen_on, openings, features, kept_apart=held_out
+        ),
     }
+    if held_out:
+        progress("scoring the held-out people")
+        kept_apart = [c for c in prepared if c.person in held_out]
+        report["held_out"] = held_out_figures(chosen_on, kept_apart, openings, features)
     if ablations:
         report["without"] = {}
         for name, group in FEATURE_GROUPS.items():
             progress(f"without {name}")
             kept = [f for f in features if f not in group]
-            report["without"][name] = cross_validate(prepared, openings, kept)
+            report["without"][name] = cross_validate(chosen_on, openings, kept, kept_apart=held_out)
         progress("without the opening classifier")
         report["without"]["opening classifier"] = cross_validate(
-            prepared, openings, features, use_opening=False
+            chosen_on, openings, features, use_opening=False, kept_apart=held_out
         )
         report["alone"] = {}
         for name, group in BASELINES.items():
             progress(f"{name}")
-            report["alone"][name] = cross_validate(prepared, openings, group, use_opening=False)
+            report["alone"][name] = cross_validate(
+                chosen_on, openings, group, use_opening=False, kept_apart=held_out
+            )
     fitted = fit(prepared, openings, frozenset(), features)
     return Weights(
-        embedder=embedder_id,
-        dimension=embedder.dim,
+        embedders=list(MODEL_IDS),
+        dimension=opening_dimension(embedders),
         features=features,
         mean=fitted.mean.tolist(),
         scale=fitted.scale.tolist(),
@@ -324,4 +408,5 @@ def train(
         new=fitted.new.tolist(),
         opening=fitted.opening.tolist(),
         report=report,
+        seen=[fingerprint(case) for case in cases],
     )

@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from router.cases import fingerprint, load_cases
+from router.embedding import MODEL_IDS
 from router.scoring import Weights
-from violet.embedder import MODEL_ID
-from violet_cli.eval_routing import eval_routing
+from violet_cli.eval_routing import eval_routing, in_sample
 
 CONTRACT_KEYS = [
     "cases",
@@ -77,7 +79,8 @@ def test_eval_routing_prints_the_contract_figures_last(
     report = eval_routing(str(cases))
     last_line = capsys.readouterr().out.strip().splitlines()[-1]
     assert json.loads(last_line) == report
-    assert list(report) == CONTRACT_KEYS
+    assert list(report)[: len(CONTRACT_KEYS)] == CONTRACT_KEYS
+    assert report["weights_saw_file"] is False and report["cases_seen"] == 0
     assert report["cases"] == 6
     assert report["recency_top1"] == 0.5  # the flights cases are led by the music card
     assert all(0.0 <= report[k] <= 1.0 for k in CONTRACT_KEYS[1:-1])
@@ -96,8 +99,39 @@ def test_the_train_command_writes_weights_for_the_shared_embedder(tmp_path: Path
         check=True,
     )
     weights = Weights.load(out)
-    assert weights.embedder == MODEL_ID
+    assert weights.embedders == list(MODEL_IDS)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == weights.report
     assert report["people"] == 3 and report["cases"] == 9
-    assert set(report["cross_validated_by_person"]) >= {"prefilter_top1", "new_recall"}
+    assert set(report["cross_validated_by_person"]) >= {"prefilter_top1", "pick_top1"}
+    assert set(weights.seen) == {fingerprint(case) for case in load_cases(cases)}
+
+
+def test_the_eval_tells_how_many_cases_the_weights_were_trained_on(tmp_path: Path) -> None:
+    cases_file = tmp_path / "cases.jsonl"
+    write_cases(cases_file, people=2)
+    cases = load_cases(cases_file)
+    weights = Weights.load()
+    trained_on_two = replace(weights, seen=[fingerprint(case) for case in cases[:2]])
+    assert in_sample(cases, trained_on_two) == {"weights_saw_file": True, "cases_seen": 2}
+    assert in_sample(cases, replace(weights, seen=[])) == {
+        "weights_saw_file": False,
+        "cases_seen": 0,
+    }
+
+
+def test_the_shipped_weights_saw_every_dev_case() -> None:
+    dev = Path(__file__).parents[2] / ".." / "shared" / "data" / "routing_dev.jsonl"
+    if not dev.exists():
+        pytest.skip("the shared dev file is not beside the repository")
+    cases = load_cases(dev)
+    assert in_sample(cases, Weights.load())["cases_seen"] == len(cases)
+
+
+def test_a_fingerprint_names_who_asked_what_and_when(tmp_path: Path) -> None:
+    cases_file = tmp_path / "cases.jsonl"
+    write_cases(cases_file, people=2)
+    first, *others = load_cases(cases_file)
+    assert fingerprint(first) == fingerprint(replace(first, case_id="renamed", cards=[]))
+    assert fingerprint(first) != fingerprint(replace(first, person="someone else"))
+    assert fingerprint(first) not in {fingerprint(case) for case in others}

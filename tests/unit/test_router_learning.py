@@ -9,11 +9,11 @@ import pytest
 
 from router import lexical
 from router.cards import Card
-from router.features import CARD_FEATURES, SIMILARITIES, Request, card_features
+from router.embedding import MODEL_IDS
+from router.features import CARD_FEATURES, VECTOR_KINDS, Request, card_features
 from router.learning import Choice, fit_choice, fit_logistic, sigmoid
 from router.scoring import Scorer, Weights, WeightsMismatch
 from router.training import auroc
-from violet.embedder import MODEL_ID
 
 NOW = datetime(2024, 10, 16, 12, 0, tzinfo=UTC)
 
@@ -60,7 +60,7 @@ def test_outcome_cues_read_questions_confirmations_and_closings() -> None:
 
 def test_card_features_mark_recency_and_cross_the_opening_logit() -> None:
     cards = [card("old", hours_ago=30), card("new", hours_ago=1)]
-    sims = np.zeros((2, len(SIMILARITIES)))
+    sims = np.zeros((2, len(VECTOR_KINDS)))
     request = Request("yes", np.zeros(4, dtype=np.float32))
     features = card_features(request, cards, sims, NOW, opening=2.0)
     column = {name: i for i, name in enumerate(CARD_FEATURES)}
@@ -95,7 +95,7 @@ def test_fit_logistic_separates_two_clouds_and_leaves_the_constant_free() -> Non
 
 def test_the_shipped_weights_fit_the_shared_embedder() -> None:
     weights = Weights.load()
-    assert weights.embedder == MODEL_ID
+    assert weights.embedders == list(MODEL_IDS)
     assert len(weights.card) == len(weights.features) == len(weights.mean)
     assert len(weights.opening) == weights.dimension + 3
     figures = weights.report["cross_validated_by_person"]
@@ -105,12 +105,12 @@ def test_the_shipped_weights_fit_the_shared_embedder() -> None:
 def test_weights_of_another_embedder_are_refused() -> None:
     weights = Weights.load()
     with pytest.raises(WeightsMismatch, match="retrain"):
-        Scorer(weights, "another-model", weights.dimension)
+        Scorer(weights, ["another-model", MODEL_IDS[1]], weights.dimension)
 
 
 def test_a_card_scores_at_least_half_exactly_when_it_beats_new_work() -> None:
     weights = Weights(
-        embedder="test",
+        embedders=["test", "test"],
         dimension=4,
         features=["cos_card"],
         mean=[0.0],
@@ -119,9 +119,9 @@ def test_a_card_scores_at_least_half_exactly_when_it_beats_new_work() -> None:
         new=[5.0, 0.0],
         opening=[0.0] * 7,
     )
-    scorer = Scorer(weights, "test", 4)
-    sims = np.zeros((2, len(SIMILARITIES)))
-    sims[:, SIMILARITIES.index("card")] = [0.9, 0.2]
+    scorer = Scorer(weights, ["test", "test"], 4)
+    sims = np.zeros((2, len(VECTOR_KINDS)))
+    sims[:, VECTOR_KINDS.index("card")] = [0.9, 0.2]
     scored = scorer.score(
         Request("x", np.zeros(4, dtype=np.float32)), [card("a"), card("b")], sims, NOW
     )

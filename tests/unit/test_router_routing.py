@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from qdrant_client import AsyncQdrantClient
 
 from router.cards import Card
+from router.features import SENTENCE_MODELS
 from router.index import CardIndex
 from router.routing import Router
 from router.runtime import migrate
@@ -50,14 +51,15 @@ class WordsEmbedder:
 
 # The whole card's cosine decides; new work wins only over cards sharing no words.
 WEIGHTS = Weights(
-    embedder="words",
-    dimension=DIMENSION,
+    embedders=["words", "words"],
+    dimension=2 * DIMENSION,
     features=["cos_card"],
     mean=[0.0],
     scale=[1.0],
     card=[10.0],
     new=[2.0, 0.0],
-    opening=[0.0] * (DIMENSION + 3),
+    # Both models' request vectors end to end, two word counts, the constant.
+    opening=[0.0] * (2 * DIMENSION + 3),
 )
 
 
@@ -116,12 +118,13 @@ async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     model = ScriptedModel()
-    embedder = WordsEmbedder()
+    # Both of the router's sentence models stand in as the same bag of words.
+    embedders = dict.fromkeys(SENTENCE_MODELS, WordsEmbedder())
     router = Router(
         CardStore(engine),
-        CardIndex(vectors, embedder),
-        embedder,
-        Scorer(WEIGHTS, "words", DIMENSION),
+        CardIndex(vectors, embedders),
+        embedders,
+        Scorer(WEIGHTS, ["words", "words"], 2 * DIMENSION),
         model,
         DecisionLog(engine),
         tracer=provider.get_tracer("test"),

@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from router.cards import Card
-from router.features import SIMILARITIES, Request
+from router.features import VECTOR_KINDS, Request
 from router.scoring import Scorer, Weights
 
 NOW = datetime(2024, 10, 16, 12, 0, tzinfo=UTC)
 DIMENSION = 4
 # Recency alone decides, as it nearly does for short requests in the trained weights.
 RECENCY_ONLY = Weights(
-    embedder="words",
+    embedders=["words", "words"],
     dimension=DIMENSION,
     features=["most_recent"],
     mean=[0.0],
@@ -36,8 +36,8 @@ def score(request: str) -> float:
         last_active=NOW - timedelta(hours=1),
     )
     vector = np.full(DIMENSION, 0.5, dtype=np.float32)
-    similarities = np.zeros((1, len(SIMILARITIES)))
-    scorer = Scorer(RECENCY_ONLY, "words", DIMENSION)
+    similarities = np.zeros((1, len(VECTOR_KINDS)))
+    scorer = Scorer(RECENCY_ONLY, ["words", "words"], DIMENSION)
     return scorer.score(Request(request, vector), [card], similarities, NOW).scores[0]
 
 
