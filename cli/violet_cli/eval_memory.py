@@ -5,7 +5,8 @@ parts the service runs, in this process, on fresh stores in a temporary VIOLET_H
 per conversation: the turn's text, with its speaker's name, as the person's message, numbered as
 transcript seqs in order. Each question with evidence (categories 1 to 4) is then recalled; a
 hit at k is a top-k item made from one of the question's evidence turns. The last stdout line is
-one JSON object.
+one JSON object; it also says whether the shipped ranking choices were tuned on any of the
+file's conversations (`memory.tuning`), that is whether the figures are in sample.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from memory.runtime import migrate, open_memory
 from memory.settings import MemorySettings
 from memory.store import NewTurn
+from memory.tuning import conversation_fingerprint, tuned_fingerprints
 from violet.models import JsonObject
 from violet_cli.evaluation import on_fresh_stores
 
@@ -47,6 +49,10 @@ class Conversation:
     turns: list[NewTurn] = field(default_factory=list)
     dialog_of_seq: dict[int, str] = field(default_factory=dict)
     questions: list[Question] = field(default_factory=list)
+
+    @property
+    def fingerprint(self) -> str:
+        return conversation_fingerprint(turn.person_message for turn in self.turns)
 
 
 def load_locomo(path: str) -> list[Conversation]:
@@ -103,6 +109,14 @@ def _evidence(entries: list[str]) -> frozenset[str]:
     )
 
 
+def tuning_seen(conversations: list[Conversation]) -> JsonObject:
+    """Whether the shipped ranking choices were tuned on any of these conversations: if so,
+    the figures are in sample."""
+    tuned = tuned_fingerprints()
+    seen = sum(conversation.fingerprint in tuned for conversation in conversations)
+    return {"weights_saw_file": seen > 0, "conversations_seen": seen}
+
+
 async def _evaluate(conversations: list[Conversation], settings: MemorySettings) -> JsonObject:
     hits: dict[str, dict[int, list[bool]]] = defaultdict(lambda: {k: [] for k in KS})
     latencies_ms: list[float] = []
@@ -130,7 +144,7 @@ async def _evaluate(conversations: list[Conversation], settings: MemorySettings)
                     hit = any(dialogs & question.evidence for dialogs in made_from[:k])
                     hits["all"][k].append(hit)
                     hits[CATEGORIES[question.category]][k].append(hit)
-    return _report(hits, latencies_ms)
+    return {**_report(hits, latencies_ms), **tuning_seen(conversations)}
 
 
 def _report(hits: dict[str, dict[int, list[bool]]], latencies_ms: list[float]) -> JsonObject:

@@ -5,10 +5,17 @@ embeds the query; this module only scores. Choices measured on LoCoMo dev (760 q
 
 - Lexical BM25 and dense cosine are fused as per-query z-scores, dense counting twice: lexical
   matching beats the small dense model on conversations, fusing both beats either.
-- Each signal is read on the item alone and on the item after its previous item, half each: a
-  reply often makes sense only next to what it answers.
-- The item's date is part of its words, so "in May 2023" can match.
+- Each signal is read on the item alone and on the item after its previous item, the context
+  counting four times as much: a reply often makes sense only next to what it answers.
+- The dense signal is also read on the item before its follower (the follower's context vector,
+  stored already, so nothing more is embedded): the answer to a question often comes next.
+- An item takes a share of its neighbours' scores, more of its previous item's than of its
+  follower's: the words that match are often said a turn before the answer.
+- The item's date is part of its words, so "in May 2023" can match; a question about time
+  ("when did ...", "how long ...") favours items that speak of time ("yesterday", "last week").
 - Items whose speaker the query names come first.
+- These choices were tuned on four LoCoMo dev conversations, listed in `tuned_on.json`
+  (`memory.tuning`); docs/memory.md gives the figures cross-validated by conversation.
 """
 
 from __future__ import annotations
@@ -42,6 +49,11 @@ class MemoryCandidate:
     previous_text: str | None = None
     # Embedding of contextual_text(previous_text, text); None when there is no previous item.
     context_vector: NDArray[np.float32] | None = None
+    # The items said just before and just after this one, among the candidates.
+    previous_id: str | None = None
+    next_id: str | None = None
+    # The follower's context_vector: this item read before its follower.
+    next_context_vector: NDArray[np.float32] | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,14 @@ class RankingWeights:
     lexical: float = 1.0
     dense: float = 2.0
     # Share of each signal read on the item after its previous item (the rest: the item alone).
-    context_share: float = 0.5
+    context_share: float = 0.8
+    # The dense signal read on the item before its follower, on top of the two above.
+    dense_before_next: float = 0.5
+    # Share of the previous item's and of the follower's fused score an item adds to its own.
+    from_previous: float = 0.2
+    from_next: float = 0.1
+    # Added to items that speak of time when the query asks about time.
+    time: float = 3.0
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
 
@@ -89,7 +108,11 @@ class RecallIndex:
         self._lexical_in_context = Bm25([], k1, b)
         self._vectors = _Rows()
         self._context_vectors = _Rows()
+        self._next_context_vectors = _Rows()
         self._speakers = _Speakers()
+        # Each candidate's neighbours' positions and whether it speaks of time, made again at
+        # the first recall after a change.
+        self._layout: _Layout | None = None
         for candidate in candidates:
             self.add(candidate)
 
@@ -118,7 +141,9 @@ class RecallIndex:
         self._lexical_in_context.add(in_context)
         self._vectors.append(candidate.vector)
         self._context_vectors.append(_context_vector(candidate))
+        self._next_context_vectors.append(_next_context_vector(candidate))
         self._speakers.append(candidate.speaker)
+        self._layout = None
 
     def replace(self, candidate: MemoryCandidate) -> None:
         """Puts the candidate in place of the one with its id."""
@@ -129,7 +154,9 @@ class RecallIndex:
         self._lexical_in_context.replace(position, in_context)
         self._vectors.set(position, candidate.vector)
         self._context_vectors.set(position, _context_vector(candidate))
+        self._next_context_vectors.set(position, _next_context_vector(candidate))
         self._speakers.set(position, candidate.speaker)
+        self._layout = None
 
     def put(self, candidate: MemoryCandidate) -> None:
         """Adds the candidate, or replaces the one with its id."""
@@ -151,7 +178,9 @@ class RecallIndex:
         self._lexical_in_context.remove(position)
         self._vectors.remove(position)
         self._context_vectors.remove(position)
+        self._next_context_vectors.remove(position)
         self._speakers.remove(position)
+        self._layout = None
 
     def search(self, query: RecallQuery, k: int = 3) -> list[RankedMemory]:
         """The k best candidates, best first."""
@@ -178,14 +207,24 @@ class RecallIndex:
         w = self._weights
         alone, in_context = 1.0 - w.context_share, w.context_share
         query_terms = _QUESTIONS.terms(query.text)
-        fused = (
+        own = (
             w.lexical * alone * _zscore(self._lexical.scores(query_terms))
             + w.lexical * in_context * _zscore(self._lexical_in_context.scores(query_terms))
             + w.dense * alone * _zscore(_cosines(vectors, query_vector))
             + w.dense * in_context * _zscore(_cosines(context_vectors, query_vector))
+            + w.dense_before_next * _zscore(_cosines(self._next_context_vectors.rows, query_vector))
         )
+        layout = self._current_layout()
+        fused = own + w.from_previous * own[layout.previous] + w.from_next * own[layout.next]
+        if asks_about_time(query.text):
+            fused = fused + w.time * layout.timed
         named = self._speakers.named(frozenset(_QUESTIONS.words(query.text)))
         return fused + named * (np.ptp(fused) + 1.0)
+
+    def _current_layout(self) -> _Layout:
+        if self._layout is None:
+            self._layout = _Layout.of(self._candidates, self._position)
+        return self._layout
 
 
 def rank_memories(
@@ -196,6 +235,55 @@ def rank_memories(
 ) -> list[RankedMemory]:
     """The k best candidates for the query, best first, with their fused scores."""
     return RecallIndex(candidates, weights).search(query, k)
+
+
+_TIME_QUESTION = re.compile(
+    r"^\W*(when|how long|(in )?(what|which) (year|month|date|day|time))\b", re.IGNORECASE
+)
+_TIME_WORDS = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last|next|this (week|weekend|month|year|morning|"
+    r"evening)|weekend|recently|since|soon|weeks?|months?|years?|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|"
+    r"october|november|december|(19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_time(query: str) -> bool:
+    """Whether the query asks when something happened or how long it lasted."""
+    return _TIME_QUESTION.search(query) is not None
+
+
+def speaks_of_time(text: str) -> bool:
+    """Whether the text places something in time ("yesterday", "last week", "in 2022")."""
+    return _TIME_WORDS.search(text) is not None
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Per candidate: the positions of its previous item and follower (its own when it has
+    none among the candidates), and whether it speaks of time."""
+
+    previous: NDArray[np.intp]
+    next: NDArray[np.intp]
+    timed: NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, candidates: Sequence[MemoryCandidate], position: dict[str, int]) -> _Layout:
+        def neighbours(ids: list[str | None]) -> NDArray[np.intp]:
+            at = [position.get(i, own) if i else own for own, i in enumerate(ids)]
+            return np.asarray(at, dtype=np.intp)
+
+        return cls(
+            previous=neighbours([c.previous_id for c in candidates]),
+            next=neighbours([c.next_id for c in candidates]),
+            timed=np.fromiter((_speaks_of_time(c.text) for c in candidates), dtype=np.bool_),
+        )
+
+
+@lru_cache(maxsize=50_000)
+def _speaks_of_time(text: str) -> bool:
+    return speaks_of_time(text)
 
 
 def _dated(text: str, at: datetime) -> str:
@@ -219,6 +307,12 @@ def _documents(candidate: MemoryCandidate) -> tuple[dict[str, int], dict[str, in
 
 def _context_vector(candidate: MemoryCandidate) -> NDArray[np.float32]:
     return candidate.vector if candidate.context_vector is None else candidate.context_vector
+
+
+def _next_context_vector(candidate: MemoryCandidate) -> NDArray[np.float32]:
+    if candidate.next_context_vector is None:
+        return _context_vector(candidate)
+    return candidate.next_context_vector
 
 
 class _Rows:

@@ -79,17 +79,25 @@ class _PersonIndex:
         items found in the vector store."""
         now = {row.id: row for row in rows if row.active}
         touched = set(changed) | self.waiting
+        # An item is read beside its neighbours: the one before it and its follower.
+        neighbours = self._previous_of(touched)
         for item_id in touched:
             self._unlink(item_id)
         for item in now.values():
             self._link(item)
-        vectors = {point.id: point for point in stored}
-        # A turn reads the text of the item before it while that one is in recall.
-        touched |= {f for item_id in touched for f in self.followers.get(item_id, ())}
+        neighbours |= self._previous_of(touched)
+        neighbours |= {f for item_id in touched for f in self.followers.get(item_id, ())}
+        touched |= neighbours
+        fetched = {point.id: point for point in stored}
         self.waiting.clear()
+        vectors = {item_id: self._vectors_of(item_id, fetched.get(item_id)) for item_id in touched}
         for item_id in sorted(touched):
-            self._index(item_id, vectors.get(item_id))
+            self._index(item_id, vectors)
         self.version = version
+
+    def _previous_of(self, item_ids: Iterable[str]) -> set[str]:
+        found = (self.items.get(item_id) for item_id in item_ids)
+        return {item.previous_item for item in found if item and item.previous_item}
 
     def _unlink(self, item_id: str) -> None:
         item = self.items.pop(item_id, None)
@@ -107,31 +115,55 @@ class _PersonIndex:
         for turn in item.turn_items:
             self.facts_of_turn.setdefault(turn, set()).add(item.id)
 
-    def _index(self, item_id: str, stored: StoredVectors | None) -> None:
-        item = self.items.get(item_id)
+    def _vectors_of(self, item_id: str, stored: StoredVectors | None) -> _Vectors | None:
+        """The item's vectors: just fetched, or (its row changed, not its vectors, or a
+        neighbour's did) those indexed already."""
+        if stored is not None:
+            return _Vectors(stored.vector, stored.context_vector)
         indexed = self.ranking.get(item_id)
+        if indexed is not None:
+            return _Vectors(indexed.vector, indexed.context_vector)
+        return None
+
+    def _follower(self, item_id: str) -> Item | None:
+        """The first turn read after the item, among those in recall."""
+        found = [self.items[f] for f in self.followers.get(item_id, ()) if f in self.items]
+        return min(found, key=lambda f: (f.created_at, f.id), default=None)
+
+    def _index(self, item_id: str, touched: Mapping[str, _Vectors | None]) -> None:
+        item = self.items.get(item_id)
         if item is None:
             self.ranking.remove(item_id)
             return
-        if stored is not None:
-            vector, context = stored.vector, stored.context_vector
-        elif indexed is not None:  # its row changed, not its vectors (or a turn before it did)
-            vector, context = indexed.vector, indexed.context_vector
-        else:
+        own = touched[item_id]
+        if own is None:
             self.waiting.add(item_id)
             return
         previous = self.items.get(item.previous_item or "")
+        follower = self._follower(item_id)
+        after = (touched[follower.id] if follower and follower.id in touched else None) or (
+            self._vectors_of(follower.id, None) if follower else None
+        )
         self.ranking.put(
             MemoryCandidate(
                 id=item.id,
                 text=item.text,
                 speaker=item.speaker,
                 created_at=item.created_at,
-                vector=vector,
+                vector=own.vector,
                 previous_text=previous.text if previous else None,
-                context_vector=context,
+                context_vector=own.context,
+                previous_id=previous.id if previous else None,
+                next_id=follower.id if follower else None,
+                next_context_vector=after.context if after else None,
             )
         )
+
+
+@dataclass(frozen=True)
+class _Vectors:
+    vector: NDArray[np.float32]
+    context: NDArray[np.float32] | None
 
 
 class Recaller:

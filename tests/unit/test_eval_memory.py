@@ -57,3 +57,6 @@ def test_eval_memory_prints_the_contract_figures_last(
     assert report["recall_at_1"] <= report["recall_at_3"] <= report["recall_at_5"]
     assert sum(c["questions"] for c in report["by_category"].values()) == 3
     assert report["p50_ms"] > 0
+    # A conversation the shipped ranking was not tuned on: the figures are out of sample.
+    assert report["weights_saw_file"] is False
+    assert report["conversations_seen"] == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -14,8 +15,10 @@ from memory.ranking import (
     MemoryCandidate,
     RecallIndex,
     RecallQuery,
+    asks_about_time,
     contextual_text,
     rank_memories,
+    speaks_of_time,
 )
 from violet.embedder import get_embedder
 
@@ -60,6 +63,11 @@ def candidate(
 
 def fillers() -> list[MemoryCandidate]:
     return [candidate(f"filler-{i}", text) for i, text in enumerate(FILLER)]
+
+
+def by_id(index: RecallIndex, query: RecallQuery) -> dict[str, float]:
+    scores = index.scores(query)
+    return {c.id: float(s) for c, s in zip(index.candidates, scores, strict=True)}
 
 
 def neutral_query(text: str) -> RecallQuery:
@@ -225,3 +233,60 @@ def test_with_the_real_embedder_a_fact_is_recalled_from_a_question_in_other_word
     assert best("What is the name of my pet?") == "My cat is called Miso."
     assert best("How do I like my coffee?") == "I take my coffee with oat milk."
     assert best("What do I do for a living?") == "Je travaille comme infirmière à Lyon."
+
+
+@pytest.mark.parametrize(
+    ("query", "about_time"),
+    [
+        ("When did Ana go to the museum?", True),
+        ("How long has Ben played the piano?", True),
+        ("In which year did they move?", True),
+        ("What month was the concert?", True),
+        ("What did Ana paint?", False),
+        ("Where does Ben live when it rains?", False),
+    ],
+)
+def test_a_question_about_time_is_told_from_others(query: str, about_time: bool) -> None:
+    assert asks_about_time(query) is about_time
+
+
+def test_words_that_place_a_thing_in_time_are_found() -> None:
+    assert speaks_of_time("I went to the museum yesterday.")
+    assert speaks_of_time("We moved in 2019, three years ago.")
+    assert speaks_of_time("The race was last Saturday.")
+    assert not speaks_of_time("The museum was full of dinosaurs.")
+
+
+def test_a_question_about_time_prefers_the_item_that_says_when() -> None:
+    vector = random_vector(5)
+    undated = candidate("undated", "The museum trip with the kids was great fun.", vector=vector)
+    dated = candidate("dated", "I took the kids to the museum yesterday.", vector=vector)
+    items = [*fillers(), undated, dated]
+
+    when = rank_memories(RecallQuery("When did Ana go to the museum?", vector), items, k=1)
+    what = rank_memories(RecallQuery("Was the museum trip fun for the kids?", vector), items, k=1)
+
+    assert when[0].id == "dated"
+    assert what[0].id == "undated"
+
+
+def test_an_item_takes_a_share_of_its_previous_items_score() -> None:
+    asked = candidate("asked", "Which instrument did you pick up in the end, the cello?")
+    alone = candidate("alone", "Yes, it was the one I wanted.")
+    answer = replace(alone, id="answer", previous_id="asked")
+    index = RecallIndex([*fillers(), asked, alone, answer])
+
+    scores = by_id(index, neutral_query("cello"))
+
+    assert scores["answer"] > scores["alone"]
+
+
+def test_the_follower_context_vector_counts_for_the_item_before_it() -> None:
+    query_vector = random_vector(8)
+    plain = candidate("plain", "Guess what happened on Sunday!", vector=random_vector(9))
+    followed = replace(plain, id="followed", next_id="x", next_context_vector=query_vector)
+    index = RecallIndex([*fillers(), plain, followed])
+
+    scores = by_id(index, RecallQuery("", query_vector))
+
+    assert scores["followed"] > scores["plain"]

@@ -24,12 +24,19 @@ WORDS = [
     "walk",
     "may",
     "june",
+    "yesterday",
     "book",
     "sister",
     "job",
 ]
 SPEAKERS = ["Ana", "Ben", "", "Ana Maria"]
-QUERIES = ["What does Ana say about coffee?", "dog walk by the river", "Ben in May", "job"]
+QUERIES = [
+    "What does Ana say about coffee?",
+    "dog walk by the river",
+    "Ben in May",
+    "job",
+    "When did Ben walk the dog?",
+]
 
 
 def unit(vector: np.ndarray) -> np.ndarray:
@@ -40,6 +47,10 @@ def a_candidate(rng: np.random.Generator, candidate_id: str) -> MemoryCandidate:
     def words() -> str:
         return " ".join(rng.choice(WORDS, size=int(rng.integers(1, 7))))
 
+    def neighbour() -> str | None:
+        # Some name a candidate that may come, may leave, or never is one.
+        return f"item-{int(rng.integers(0, 60))}" if rng.random() < 0.6 else None
+
     return MemoryCandidate(
         id=candidate_id,
         text=words(),
@@ -48,6 +59,9 @@ def a_candidate(rng: np.random.Generator, candidate_id: str) -> MemoryCandidate:
         vector=unit(rng.normal(size=DIM)),
         previous_text=words() if rng.random() < 0.5 else None,
         context_vector=unit(rng.normal(size=DIM)) if rng.random() < 0.5 else None,
+        previous_id=neighbour(),
+        next_id=neighbour(),
+        next_context_vector=unit(rng.normal(size=DIM)) if rng.random() < 0.5 else None,
     )
 
 
