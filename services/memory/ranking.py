@@ -110,9 +110,7 @@ class RecallIndex:
         self._context_vectors = _Rows()
         self._next_context_vectors = _Rows()
         self._speakers = _Speakers()
-        # Each candidate's neighbours' positions and whether it speaks of time, made again at
-        # the first recall after a change.
-        self._layout: _Layout | None = None
+        self._neighbours = _Neighbours()
         for candidate in candidates:
             self.add(candidate)
 
@@ -143,7 +141,7 @@ class RecallIndex:
         self._context_vectors.append(_context_vector(candidate))
         self._next_context_vectors.append(_next_context_vector(candidate))
         self._speakers.append(candidate.speaker)
-        self._layout = None
+        self._neighbours.append(candidate)
 
     def replace(self, candidate: MemoryCandidate) -> None:
         """Puts the candidate in place of the one with its id."""
@@ -156,7 +154,7 @@ class RecallIndex:
         self._context_vectors.set(position, _context_vector(candidate))
         self._next_context_vectors.set(position, _next_context_vector(candidate))
         self._speakers.set(position, candidate.speaker)
-        self._layout = None
+        self._neighbours.set(position, candidate)
 
     def put(self, candidate: MemoryCandidate) -> None:
         """Adds the candidate, or replaces the one with its id."""
@@ -180,7 +178,7 @@ class RecallIndex:
         self._context_vectors.remove(position)
         self._next_context_vectors.remove(position)
         self._speakers.remove(position)
-        self._layout = None
+        self._neighbours.remove(position)
 
     def search(self, query: RecallQuery, k: int = 3) -> list[RankedMemory]:
         """The k best candidates, best first."""
@@ -214,17 +212,12 @@ class RecallIndex:
             + w.dense * in_context * _zscore(_cosines(context_vectors, query_vector))
             + w.dense_before_next * _zscore(_cosines(self._next_context_vectors.rows, query_vector))
         )
-        layout = self._current_layout()
-        fused = own + w.from_previous * own[layout.previous] + w.from_next * own[layout.next]
+        previous, following = self._neighbours.positions()
+        fused = own + w.from_previous * own[previous] + w.from_next * own[following]
         if asks_about_time(query.text):
-            fused = fused + w.time * layout.timed
+            fused = fused + w.time * self._neighbours.timed
         named = self._speakers.named(frozenset(_QUESTIONS.words(query.text)))
         return fused + named * (np.ptp(fused) + 1.0)
-
-    def _current_layout(self) -> _Layout:
-        if self._layout is None:
-            self._layout = _Layout.of(self._candidates, self._position)
-        return self._layout
 
 
 def rank_memories(
@@ -259,26 +252,73 @@ def speaks_of_time(text: str) -> bool:
     return _TIME_WORDS.search(text) is not None
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """Per candidate: the positions of its previous item and follower (its own when it has
-    none among the candidates), and whether it speaks of time."""
+class _Neighbours:
+    """Per candidate: its previous item and its follower, and whether it speaks of time, kept as
+    candidates come and go. Every id the index meets gets a lasting code, and each code the
+    position of its candidate (-1 when it is none), so a recall finds the neighbours' positions
+    with a few array reads, however many items changed since the last one."""
 
-    previous: NDArray[np.intp]
-    next: NDArray[np.intp]
-    timed: NDArray[np.bool_]
+    def __init__(self) -> None:
+        self._code_of: dict[str, int] = {}
+        self._position_of_code = np.full(16, -1, dtype=np.intp)
+        # Per position: the candidate's own code, its previous item's and its follower's (-1:
+        # none).
+        self._codes = np.full((16, 3), -1, dtype=np.intp)
+        self._timed = np.zeros(16, dtype=np.bool_)
+        self._size = 0
 
-    @classmethod
-    def of(cls, candidates: Sequence[MemoryCandidate], position: dict[str, int]) -> _Layout:
-        def neighbours(ids: list[str | None]) -> NDArray[np.intp]:
-            at = [position.get(i, own) if i else own for own, i in enumerate(ids)]
-            return np.asarray(at, dtype=np.intp)
+    @property
+    def timed(self) -> NDArray[np.bool_]:
+        return self._timed[: self._size]
 
-        return cls(
-            previous=neighbours([c.previous_id for c in candidates]),
-            next=neighbours([c.next_id for c in candidates]),
-            timed=np.fromiter((_speaks_of_time(c.text) for c in candidates), dtype=np.bool_),
+    def positions(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The positions of each candidate's previous item and follower; its own where that one
+        is not a candidate."""
+        codes = self._codes[: self._size]
+        own = np.arange(self._size)
+
+        def placed(neighbour: NDArray[np.intp]) -> NDArray[np.intp]:
+            at = np.where(neighbour >= 0, self._position_of_code[np.maximum(neighbour, 0)], -1)
+            return np.where(at >= 0, at, own)
+
+        return placed(codes[:, 1]), placed(codes[:, 2])
+
+    def append(self, candidate: MemoryCandidate) -> None:
+        if self._size == len(self._codes):
+            self._codes = np.concatenate([self._codes, np.full_like(self._codes, -1)])
+            self._timed = np.concatenate([self._timed, np.zeros_like(self._timed)])
+        self._size += 1
+        self.set(self._size - 1, candidate)
+
+    def set(self, position: int, candidate: MemoryCandidate) -> None:
+        own = self._code(candidate.id)
+        self._codes[position] = (
+            own,
+            self._code(candidate.previous_id),
+            self._code(candidate.next_id),
         )
+        self._position_of_code[own] = position
+        self._timed[position] = _speaks_of_time(candidate.text)
+
+    def remove(self, position: int) -> None:
+        """The last candidate takes the removed one's place."""
+        self._position_of_code[self._codes[position, 0]] = -1
+        self._size -= 1
+        if position < self._size:
+            self._codes[position] = self._codes[self._size]
+            self._timed[position] = self._timed[self._size]
+            self._position_of_code[self._codes[position, 0]] = position
+
+    def _code(self, item_id: str | None) -> int:
+        if not item_id:
+            return -1
+        code = self._code_of.get(item_id)
+        if code is None:
+            code = self._code_of[item_id] = len(self._code_of)
+            if code == len(self._position_of_code):
+                grown = np.full_like(self._position_of_code, -1)
+                self._position_of_code = np.concatenate([self._position_of_code, grown])
+        return code
 
 
 @lru_cache(maxsize=50_000)
