@@ -169,6 +169,8 @@ async def test_a_request_runs_to_its_result_and_card(rig: Rig, local_web: LocalW
     assert rig.reporter.lines == ["Looking into it", "Reading the page"]
     reloaded = await rig.store.work_sessions.load(session.id, "elsewhere")
     assert reloaded.messages == session.messages
+    # The card is sent before the result: what the person says on reading it finds the topic.
+    assert [o.kind for o in await rig.store.outbox.due()] == ["card", "result"]
 
 
 async def test_an_email_to_an_address_the_person_never_gave_is_refused_without_a_question(
@@ -201,6 +203,7 @@ async def test_a_round_with_an_email_waits_for_the_answer_then_continues_in_orde
 
     (asked,) = await rig.sent("approval")
     assert asked["question"].startswith("Shall I send an email to pat@example.org")
+    assert [o.kind for o in await rig.store.outbox.due()] == ["card", "approval"]
     assert list(session.held) == ["toolu_write_document_1"]
     assert await rig.sent("result") == []
     assert rig.reporter.lines[-1] == ""  # the line is cleared while the work waits

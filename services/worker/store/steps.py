@@ -71,10 +71,12 @@ class Steps:
             await self._approvals.add(tx, approval)
             await self._requests.change(tx, request.id, status="waiting")
             approval_update = {"approval": approval.id, "question": question}
+            # The card goes first: the person's answer to what they are told must find the
+            # topic as it now stands.
+            await self._outbox.enqueue(tx, work_session, Send("card", "", card))
             await self._outbox.enqueue(
                 tx, work_session, Send("approval", f"approval:{approval.id}", approval_update)
             )
-            await self._outbox.enqueue(tx, work_session, Send("card", "", card))
         return approval
 
     async def settle(
@@ -113,5 +115,7 @@ class Steps:
                 tx, request.id, status="done", outcome=outcome, finished_at=self._clock()
             )
             result = Send("result", f"result:{request.id}", {"text": outcome, "deeds": deeds})
-            await self._outbox.enqueue(tx, work_session, result)
+            # The card goes before the result, so that a request the person makes on reading the
+            # result is routed with the topic as it now stands.
             await self._outbox.enqueue(tx, work_session, Send("card", "", card))
+            await self._outbox.enqueue(tx, work_session, result)
