@@ -513,9 +513,8 @@ def render_routing(routing: JsonObject) -> str:
 | new work: recall | {routing.get("new_recall", 0):.3f} |
 | p50 ms per decision | {routing.get("p50_ms", 0):.1f} |
 
-The shipped weights were trained on this file, so these figures are in-sample; figures
-cross-validated by person (each person scored by weights trained without them) are in
-`docs/routing.md`.
+{_in_sample(routing.get("cases_seen", 0), "cases")} Figures cross-validated by person (each
+person scored by weights trained without them) are in `docs/routing.md`.
 """
 
 
@@ -542,8 +541,16 @@ def render_memory_recall(memory: JsonObject) -> str:
 {category_rows}
 
 A dense-embedding baseline over raw turns (all-MiniLM-L6-v2, cosine) gets recall@1 .197 and
-recall@5 .447 on the same data.
+recall@5 .447 on the same data. {_in_sample(memory.get("conversations_seen", 0), "conversations")}
+Figures cross-validated by conversation are in `docs/memory.md`.
 """
+
+
+def _in_sample(seen: int, what: str) -> str:
+    """Whether the shipped choices saw the evaluated file, as the evaluation says."""
+    if not seen:
+        return f"The shipped choices saw none of these {what}: the figures are out of sample."
+    return f"The shipped choices saw {seen} of these {what}, so the figures are in-sample."
 
 
 def render_trust(trust: Figures) -> str:
