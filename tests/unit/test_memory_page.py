@@ -229,5 +229,6 @@ async def test_facts_that_no_longer_check_out_are_withdrawn_and_what_they_replac
     assert report.withdrawn == 2
     assert [item.text for item in await memory.page.facts("ann")] == ["My bank PIN is 1234"]
     recalled = await memory.recaller.recall("ann", "what is my bank PIN?", 3)
-    assert "1234" in recalled[0].item.text
+    # The replaced PIN is back in recall (as the fact or the turn it was made from).
+    assert any("1234" in r.item.text for r in recalled)
     assert all("4821" not in r.item.text for r in recalled)
