@@ -22,15 +22,45 @@ from violet.settings import CommonSettings, load_settings
 
 # Started in this order: the ones others call first.
 SERVICES = ("memory", "router", "worker", "session", "gateway")
+# The gRPC service each one serves: its health is asked by this name, so an address where
+# another service answers is not taken for this one's.
+GRPC_SERVICES = {
+    "memory": "violet.v1.Memory",
+    "router": "violet.v1.Router",
+    "worker": "violet.v1.Worker",
+    "session": "violet.v1.Session",
+}
 READY_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 20.0
 
+_handed_out: set[int] = set()
+
 
 def free_port() -> int:
-    """A loopback port nothing listens on now, for a stack started beside others."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A loopback port nothing listens on now, for a stack started beside others. The kernel
+    may offer a port it offered before once that probe is closed; one already handed out in
+    this process (to a service that may not be listening yet) is never handed out again."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port: int = probe.getsockname()[1]
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+
+
+def serving(address: str, service: str) -> bool:
+    """Whether the gRPC server at `address` serves `service` (a key of GRPC_SERVICES)."""
+    with grpc.insecure_channel(address) as channel:
+        try:
+            stub = health_pb2_grpc.HealthStub(channel)
+            # The health package's stubs declare no client methods.
+            answer: health_pb2.HealthCheckResponse = stub.Check(  # type: ignore[attr-defined]
+                health_pb2.HealthCheckRequest(service=GRPC_SERVICES[service]), timeout=1.0
+            )
+        except grpc.RpcError:
+            return False
+        return answer.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def gateway_url(settings: CommonSettings) -> str:
@@ -38,18 +68,8 @@ def gateway_url(settings: CommonSettings) -> str:
 
 
 def ready(settings: CommonSettings) -> bool:
-    for service in SERVICES[:-1]:
-        with grpc.insecure_channel(settings.address_of(service)) as channel:
-            try:
-                stub = health_pb2_grpc.HealthStub(channel)
-                # The health package's stubs declare no client methods.
-                answer: health_pb2.HealthCheckResponse = stub.Check(  # type: ignore[attr-defined]
-                    health_pb2.HealthCheckRequest(), timeout=1.0
-                )
-            except grpc.RpcError:
-                return False
-            if answer.status != health_pb2.HealthCheckResponse.SERVING:
-                return False
+    if not all(serving(settings.address_of(name), name) for name in GRPC_SERVICES):
+        return False
     try:
         return httpx.get(gateway_url(settings) + "/healthz", timeout=1.0).status_code == 200
     except httpx.HTTPError:

@@ -14,16 +14,14 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
 import httpx
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy import create_engine, text
 
 from tests.support.messages_api import MessagesAPIProcess
 from tests.support.postgres import fresh_schema
 from tests.support.sandbox import SANDBOX_CACHE
 from violet.identity import issue_internal_token, issue_token
-from violet_cli.run import free_port
+from violet_cli.run import free_port, serving
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
 READY_TIMEOUT_S = 60.0
@@ -167,14 +165,7 @@ class Stack:
                 return httpx.get(url, timeout=1).status_code == 200
             except httpx.HTTPError:
                 return False
-        with grpc.insecure_channel(self.address(name)) as channel:
-            try:
-                answer = health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(), timeout=1
-                )
-            except grpc.RpcError:
-                return False
-            return answer.status == health_pb2.HealthCheckResponse.SERVING
+        return serving(self.address(name), name.split("-")[0])
 
     def rows(self, service: str, query: str, **params: object) -> list:
         """What `query` finds in `service`'s tables."""

@@ -1,13 +1,18 @@
 """`violet run` refuses addresses another program listens on, and only those: connections of
-a stack stopped a moment ago, left in TIME_WAIT, do not keep it from starting again."""
+a stack stopped a moment ago, left in TIME_WAIT, do not keep it from starting again. Ports
+handed to a stack are its own, and a service is ready only where it answers itself."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
 from violet.settings import CommonSettings
-from violet_cli.run import SERVICES, free_port, taken_addresses
+from violet_cli.run import GRPC_SERVICES, SERVICES, free_port, serving, taken_addresses
 
 
 def settings_with(port: int) -> CommonSettings:
@@ -49,3 +54,26 @@ def test_a_port_another_program_listens_on_is_taken() -> None:
         squatter.listen()
         port = squatter.getsockname()[1]
         assert taken_addresses(settings_with(port)) == [f"127.0.0.1:{port} (gateway)"]
+
+
+def test_no_port_is_handed_out_twice() -> None:
+    # The kernel offers a closed probe's port again soon enough that two services of one stack
+    # were once given the same address.
+    ports = [free_port() for _ in range(3000)]
+    assert len(set(ports)) == len(ports)
+
+
+async def test_an_address_is_ready_only_for_the_service_that_answers_there() -> None:
+    server = grpc.aio.server()
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        for name in ("", GRPC_SERVICES["router"]):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        address = f"127.0.0.1:{port}"
+        assert await asyncio.to_thread(serving, address, "router")
+        assert not await asyncio.to_thread(serving, address, "memory")
+    finally:
+        await server.stop(None)
