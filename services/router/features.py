@@ -15,7 +15,7 @@ from datetime import datetime
 import numpy as np
 from numpy.typing import NDArray
 
-from router import lexical
+from router import dialogue, lexical
 from router.cards import FIELDS, WHOLE, Card
 
 SIMILARITIES = (*FIELDS, WHOLE)
@@ -30,6 +30,16 @@ def vector_kind(model: str, name: str) -> str:
 
 
 VECTOR_KINDS = tuple(vector_kind(model, name) for model in SENTENCE_MODELS for name in SIMILARITIES)
+_CUES = ("asks", "confirms", "closes")
+# How the request answers the card's last outcome (router.dialogue): the details asked for and
+# given, a request pointing back at what was offered, and every pair of the two sides' acts.
+DIALOGUE_FEATURES = (
+    *(f"answers_{detail}" for detail in dialogue.DETAILS),
+    "answers_any",
+    "leaves_unanswered",
+    "offer_x_refers",
+    *(f"{said}_x_{did}" for said in dialogue.REQUEST_ACTS for did in dialogue.OUTCOME_ACTS),
+)
 CARD_FEATURES = (
     *(f"cos_{kind}" for kind in VECTOR_KINDS),
     "bm25",
@@ -40,12 +50,9 @@ CARD_FEATURES = (
     "log_age_hours",
     "most_recent_x_reply",
     "most_recent_x_opening",
-    "outcome_asks",
-    "outcome_confirms",
-    "outcome_closes",
-    "opening_x_outcome_asks",
-    "opening_x_outcome_confirms",
-    "opening_x_outcome_closes",
+    *(f"outcome_{cue}" for cue in _CUES),
+    *(f"opening_x_outcome_{cue}" for cue in _CUES),
+    *DIALOGUE_FEATURES,
 )
 # Besides the request's embedding.
 OPENING_FEATURES = ("reads_as_reply", "log_words")
@@ -72,7 +79,8 @@ def card_features(
     recency_rank = ages_h.argsort(kind="stable").argsort()
     most_recent = (recency_rank == 0).astype(np.float64)
     bm25 = np.array(lexical.bm25(request.text, [c.words() for c in cards]))
-    cues = np.array([lexical.outcome_cues(c.last_outcome) for c in cards]).reshape(count, 3)
+    did = [dialogue.outcome_acts(c.last_outcome) for c in cards]
+    cues = np.array([[cue in acts for cue in _CUES] for acts in did], dtype=np.float64)
     reply = float(lexical.reads_as_reply(request.text))
     columns = [
         *similarities.T,
@@ -84,10 +92,38 @@ def card_features(
         np.log1p(ages_h),
         most_recent * reply,
         most_recent * opening,
-        *cues.T,
-        *(cues.T * opening),
+        *cues.reshape(count, len(_CUES)).T,
+        *(cues.reshape(count, len(_CUES)).T * opening),
+        *_answering(request.text, cards, did).T,
     ]
     return np.stack(columns, axis=1).astype(np.float64).reshape(count, len(CARD_FEATURES))
+
+
+def _answering(
+    request: str, cards: Sequence[Card], did: Sequence[frozenset[str]]
+) -> NDArray[np.float64]:
+    """DIALOGUE_FEATURES, a row per card; `did` holds each card's outcome acts."""
+    given = dialogue.given_details(request)
+    said = dialogue.request_acts(request)
+    refers = dialogue.refers_back(request)
+    rows = []
+    for card, acts in zip(cards, did, strict=True):
+        asked = dialogue.asked_details(card.last_outcome)
+        answers = [float(d in asked and d in given) for d in dialogue.DETAILS]
+        rows.append(
+            [
+                *answers,
+                max(answers),
+                float(bool(asked) and not asked & given),
+                float("offers" in acts and refers),
+                *(
+                    float(s in said and d in acts)
+                    for s in dialogue.REQUEST_ACTS
+                    for d in dialogue.OUTCOME_ACTS
+                ),
+            ]
+        )
+    return np.array(rows, dtype=np.float64).reshape(len(cards), len(DIALOGUE_FEATURES))
 
 
 def opening_features(request: Request) -> NDArray[np.float64]:

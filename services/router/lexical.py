@@ -27,18 +27,6 @@ SHORT_REQUEST_WORDS = 6
 _TASK_OPENERS = frozenset(
     _WORD.findall("look find check research plan remind fetch calculate write send")
 )
-# What the work session said last: a question waits for an answer, a confirmation for a yes or
-# no, and a closing line ("anything else?") means the topic is done unless reopened.
-_ASKS = re.compile(r"\?")
-_CONFIRMS = re.compile(
-    r"confirm|is (that|this) (correct|right)|correct\?|shall i|should i|would you like|do you want",
-    re.IGNORECASE,
-)
-_CLOSES = re.compile(
-    r"anything else|something else|glad|enjoy|have a (good|great|nice)|welcome|"
-    r"is there anything|help you with",
-    re.IGNORECASE,
-)
 
 
 def words(text: str) -> list[str]:
@@ -83,12 +71,3 @@ def reads_as_reply(request: str) -> bool:
     if not found or opens_with_task(request):
         return False
     return found[0] in _REPLY_OPENERS or len(found) <= SHORT_REQUEST_WORDS
-
-
-def outcome_cues(outcome: str) -> tuple[float, float, float]:
-    """Whether the last outcome asks something, asks for a confirmation, closes the topic."""
-    return (
-        float(bool(_ASKS.search(outcome))),
-        float(bool(_CONFIRMS.search(outcome))),
-        float(bool(_CLOSES.search(outcome))),
-    )

@@ -45,13 +45,16 @@ from router.features import (
     card_features,
     opening_features,
 )
-from router.learning import Choice, fit_choice, fit_logistic
+from router.learning import Choice, fit_choice, fit_logistic, softmax
 from router.scoring import Weights
 from violet.embedder import TextEmbedder
 from violet.models import JsonObject
 
-CHOICE_RIDGE = 1.0
+# The dialogue features are many sparse indicators: a firm penalty keeps the choice model from
+# leaning on the few cases each one marks (docs/routing.md, the ridge strengths tried).
+CHOICE_RIDGE = 10.0
 OPENING_RIDGE = 0.03
+CALIBRATION_BINS = 10
 _QUOTED_OPENING = re.compile(r'first asking: "(?P<opening>.*)"\s*$')
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -259,6 +262,8 @@ class Tally:
     # (decided new, gold new, decided right)
     outcomes: list[tuple[bool, bool, bool]] = field(default_factory=list)
     opening_scores: list[tuple[float, bool]] = field(default_factory=list)
+    # The model's chance of the alternative it decided on (a card or new work), for calibration.
+    confidences: list[float] = field(default_factory=list)
 
     def count(self, fitted: Fitted, case: Prepared) -> None:
         utilities, new_utility, logit = fitted.decide(case)
@@ -271,9 +276,27 @@ class Tally:
         right = decided_new if case.gold < 0 else (not decided_new and best == case.gold)
         self.outcomes.append((decided_new, case.gold < 0, right))
         self.opening_scores.append((logit, case.gold < 0))
+        chances = softmax(np.append(utilities, new_utility))
+        self.confidences.append(float(chances[-1] if decided_new else chances[best]))
 
     def figures(self, use_opening: bool = True) -> dict[str, float]:
-        return _figures(self.ranks, self.outcomes, self.opening_scores if use_opening else [])
+        figures = _figures(self.ranks, self.outcomes, self.opening_scores if use_opening else [])
+        rights = [right for _, _, right in self.outcomes]
+        figures["calibration_error"] = round(calibration_error(self.confidences, rights), 3)
+        return figures
+
+
+def calibration_error(confidences: Sequence[float], rights: Sequence[bool]) -> float:
+    """Expected calibration error over 10 equal bins of confidence: how far, on average over
+    decisions, the chance the model gave its decision lies from how often such decisions were
+    right."""
+    chances, right = np.asarray(confidences), np.asarray(rights, dtype=np.float64)
+    bins = np.minimum((chances * CALIBRATION_BINS).astype(int), CALIBRATION_BINS - 1)
+    error = 0.0
+    for b in np.unique(bins):
+        inside = bins == b
+        error += inside.mean() * abs(chances[inside].mean() - right[inside].mean())
+    return float(error)
 
 
 def cross_validate(

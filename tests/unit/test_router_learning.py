@@ -13,7 +13,7 @@ from router.embedding import MODEL_IDS
 from router.features import CARD_FEATURES, VECTOR_KINDS, Request, card_features
 from router.learning import Choice, fit_choice, fit_logistic, sigmoid
 from router.scoring import Scorer, Weights, WeightsMismatch
-from router.training import auroc
+from router.training import auroc, calibration_error
 
 NOW = datetime(2024, 10, 16, 12, 0, tzinfo=UTC)
 
@@ -52,12 +52,6 @@ def test_a_long_request_that_asks_for_something_is_not_a_reply() -> None:
     assert not lexical.reads_as_reply("I would like to book a table at an Italian restaurant")
 
 
-def test_outcome_cues_read_questions_confirmations_and_closings() -> None:
-    assert lexical.outcome_cues("Please confirm: 2 tickets on Friday?") == (1.0, 1.0, 0.0)
-    assert lexical.outcome_cues("Is there anything else I can help you with?") == (1.0, 0.0, 1.0)
-    assert lexical.outcome_cues("The bus leaves at 8:40 am.") == (0.0, 0.0, 0.0)
-
-
 def test_card_features_mark_recency_and_cross_the_opening_logit() -> None:
     cards = [card("old", hours_ago=30), card("new", hours_ago=1)]
     sims = np.zeros((2, len(VECTOR_KINDS)))
@@ -68,6 +62,19 @@ def test_card_features_mark_recency_and_cross_the_opening_logit() -> None:
     assert list(features[:, column["most_recent"]]) == [0.0, 1.0]
     assert list(features[:, column["most_recent_x_opening"]]) == [0.0, 2.0]
     assert list(features[:, column["most_recent_x_reply"]]) == [0.0, 1.0]
+
+
+def test_card_features_mark_the_card_whose_question_the_request_answers() -> None:
+    cards = [card("bus", "How many tickets do you need?"), card("food", "In which city?")]
+    sims = np.zeros((2, len(VECTOR_KINDS)))
+    request = Request("In Oakland.", np.zeros(4, dtype=np.float32))
+    features = card_features(request, cards, sims, NOW, opening=0.0)
+    column = {name: i for i, name in enumerate(CARD_FEATURES)}
+    assert list(features[:, column["answers_place"]]) == [0.0, 1.0]
+    assert list(features[:, column["answers_any"]]) == [0.0, 1.0]
+    assert list(features[:, column["leaves_unanswered"]]) == [1.0, 0.0]
+    assert list(features[:, column["gives_detail_x_asks_detail"]]) == [1.0, 1.0]
+    assert list(features[:, column["outcome_asks"]]) == [1.0, 1.0]
 
 
 def test_fit_choice_recovers_the_weights_that_made_the_choices() -> None:
@@ -128,3 +135,12 @@ def test_a_card_scores_at_least_half_exactly_when_it_beats_new_work() -> None:
     assert [c.topic for c in scored.cards] == ["a", "b"]
     assert scored.scores[0] == pytest.approx(float(sigmoid(9.0 - 5.0)))
     assert scored.scores[1] < 0.5 < scored.scores[0]
+
+
+def test_calibration_error_is_how_far_confidence_lies_from_how_often_it_was_right() -> None:
+    # Decisions at 0.75 that are right 3 times in 4, at 0.25 right 1 time in 4: calibrated.
+    assert (
+        calibration_error([0.75] * 4 + [0.25] * 4, [True] * 3 + [False] + [True] + [False] * 3) == 0
+    )
+    # Sure of every decision, right half the time: half a decision off on average.
+    assert calibration_error([0.99] * 4, [True, False, True, False]) == pytest.approx(0.49)

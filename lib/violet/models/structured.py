@@ -126,8 +126,11 @@ FOLD_INSTRUCTIONS = (
 )
 PICK_INSTRUCTIONS = (
     "A person made a request. Decide which of their ongoing topics it continues, or whether it "
-    f'is new work ("{NEW}"). Each candidate has a similarity score from a first search. Answer '
-    "with the topic's id, your confidence from 0 to 1, and a short reason."
+    f'is new work ("{NEW}"). Each candidate has a score from a first search, the chance that '
+    "the request continues it. A request often answers what a topic's last outcome asked or "
+    'offered ("In Oakland." after "In which city?", "Yes, book it." after "Shall I book '
+    'it?"), so read each last outcome; a request for something no topic is about is new work. '
+    "Answer with the topic's id, your confidence from 0 to 1, and a short reason."
 )
 ORIGIN_INSTRUCTIONS = (
     "Find what is worth remembering about the person in this exchange. Take facts only from "
