@@ -1,5 +1,5 @@
-"""The gateway's HTTP face: the phone protocol's websocket, the health check and the web page
-for trying Violet in a browser."""
+"""The gateway's HTTP face: the phone protocol's websocket, the health check, and the web page
+for trying Violet in a browser with its sign-in through the identity provider."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.live import LiveEndpoint
+from gateway.page_signin import PageSignIn
 from gateway.settings import GatewaySettings
 from gateway.signin import SignIn, issuer_from
 from violet.channels import Peers
@@ -78,6 +79,7 @@ async def page_file(request: Request) -> Response:
 def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
     secret = resolve_secret(settings.secret, settings.home)
     issuer_client = httpx.AsyncClient(follow_redirects=False)
+    issuer = issuer_from(settings, issuer_client)
     live = LiveEndpoint(
         peers,
         secret,
@@ -86,8 +88,9 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
             SaysInFlight(settings.says_in_flight),
         ),
         settings.hello_timeout_s,
-        SignIn(secret, issuer_from(settings, issuer_client)),
+        SignIn(secret, issuer),
     )
+    page_sign_in = PageSignIn(issuer, settings.oidc_client_secret)
 
     async def healthz(_: Request) -> JSONResponse:
         states = await asyncio.gather(*(_serving(peers, name) for name in NEEDED))
@@ -105,6 +108,7 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
             Route("/healthz", healthz),
             WebSocketRoute("/v1/live", live.serve),
             *(Route(path, page_file) for path in PAGE_FILES),
+            *page_sign_in.routes(),
         ],
         lifespan=lifespan,
     )

@@ -128,10 +128,16 @@ class OidcIssuer:
         self._person_claim = person_claim
         self._leeway_s = leeway_s
         self.keys = KeySet(self._fetch_keys, keys_max_age_s, refetch_min_s)
+        self._discovery: dict[str, Any] | None = None
 
-    async def verify(self, token: str) -> Identity:
+    @property
+    def audience(self) -> str:
+        return self._audience
+
+    async def verify(self, token: str, nonce: str | None = None) -> Identity:
         """The person the token signs in; raises Unauthorized, or IssuerUnreachable when the
-        issuer's keys cannot be had."""
+        issuer's keys cannot be had. With `nonce`, the token must carry it (a sign-in the page
+        itself started)."""
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError as error:
@@ -154,20 +160,50 @@ class OidcIssuer:
             )
         except jwt.PyJWTError as error:
             raise Unauthorized(str(error)) from None
+        if nonce is not None and claims.get("nonce") != nonce:
+            raise Unauthorized("the token was issued for another sign-in")
         value = claims.get(self._person_claim)
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_PERSON_CHARS:
             raise Unauthorized(f"the token's {self._person_claim!r} claim names no person")
         return Identity(person=issued_person(self.issuer, value), token=token)
 
+    async def endpoint(self, name: str) -> str:
+        """One of the issuer's endpoints (`jwks_uri`, `authorization_endpoint`,
+        `token_endpoint`), from its discovery document, fetched once and kept."""
+        if self._discovery is None:
+            discovery = await self._get_json(self.issuer.rstrip("/") + DISCOVERY_PATH)
+            if discovery.get("issuer") != self.issuer:
+                raise IssuerUnreachable("the discovery document names another issuer")
+            self._discovery = discovery
+        if not self._discovery.get(name):
+            raise IssuerUnreachable(f"the discovery document names no {name}")
+        try:
+            return checked_url(str(self._discovery[name]))
+        except ValueError as error:
+            raise IssuerUnreachable(f"the discovery document's {name} {error}") from None
+
+    async def post_form(self, url: str, form: dict[str, str], auth: tuple[str, str] | None) -> Any:
+        """What the issuer answers a form posted to `url`, read as JSON. Raises
+        IssuerUnreachable when it cannot be reached; an answer it refuses (4xx) is returned."""
+        try:
+            async with asyncio.timeout(FETCH_TIMEOUT_S):
+                response = await self._client.post(
+                    url,
+                    data=form,
+                    auth=httpx.BasicAuth(*auth) if auth else httpx.USE_CLIENT_DEFAULT,
+                    timeout=FETCH_TIMEOUT_S,
+                )
+                if response.status_code >= 500:
+                    response.raise_for_status()
+                return response.json()
+        except TimeoutError:
+            raise IssuerUnreachable(f"{url}: no answer in {FETCH_TIMEOUT_S:g} s") from None
+        except (httpx.HTTPError, ValueError) as error:
+            raise IssuerUnreachable(f"{url}: {error}") from None
+
     async def _fetch_keys(self) -> dict[str, Any]:
         if not self._jwks_url:
-            discovery = await self._get_json(self.issuer.rstrip("/") + DISCOVERY_PATH)
-            if discovery.get("issuer") != self.issuer or not discovery.get("jwks_uri"):
-                raise IssuerUnreachable("the discovery document names another issuer or no keys")
-            try:
-                self._jwks_url = checked_url(str(discovery["jwks_uri"]))
-            except ValueError as error:
-                raise IssuerUnreachable(f"the discovery document's jwks_uri {error}") from None
+            self._jwks_url = await self.endpoint("jwks_uri")
         return await self._get_json(self._jwks_url)
 
     async def _get_json(self, url: str) -> dict[str, Any]:

@@ -36,6 +36,10 @@ class GatewaySettings(CommonSettings):
     oidc_audience: str = Field(
         default="", description="The `aud` the issuer's tokens must carry: Violet's client id."
     )
+    oidc_client_secret: str = Field(
+        default="",
+        description="The web page's client secret at the issuer, if it is a confidential client.",
+    )
     oidc_jwks_url: str = Field(
         default="",
         description="The issuer's signing keys; default the jwks_uri of its discovery document.",
@@ -66,6 +70,13 @@ class GatewaySettings(CommonSettings):
     def issuer_needs_audience(cls, value: str, info: ValidationInfo) -> str:
         if info.data.get("oidc_issuer") and not value:
             raise ValueError("VIOLET_OIDC_ISSUER needs the audience its tokens are issued for")
+        return value
+
+    @field_validator("oidc_client_secret")
+    @classmethod
+    def secret_needs_issuer(cls, value: str, info: ValidationInfo) -> str:
+        if value and not info.data.get("oidc_issuer"):
+            raise ValueError("a client secret needs VIOLET_OIDC_ISSUER too")
         return value
 
     @field_validator("oidc_jwks_url")

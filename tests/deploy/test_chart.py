@@ -36,6 +36,7 @@ SECRET_KEYS = {
     "VIOLET_DATABASE_SERVICE_PASSWORD",
     "VIOLET_SMTP_URL",
     "VIOLET_QDRANT_API_KEY",
+    "VIOLET_OIDC_CLIENT_SECRET",
     "QDRANT__SERVICE__API_KEY",
 }
 POD_OWNERS = {"Deployment", "StatefulSet", "Job", "CronJob"}
@@ -415,6 +416,7 @@ CANARIES = {
         "anthropicApiKey": "sk-ant-canary-key",
         "tokenSecret": "canary-token-secret",
         "smtpUrl": "smtp://mail:canary-smtp-password@smtp.example.com:587",
+        "oidcClientSecret": "canary-client-secret",
     },
     "postgresql": {"password": "canary-database-password"},
     "externalDatabase": {"url": "postgresql://violet:canary-external-password@db.example:5432/v"},
@@ -425,7 +427,7 @@ def test_secrets_never_appear_in_a_config_map(values: dict[str, Any]) -> None:
     with_canaries = merged(values, CANARIES)
     rendered = render(with_canaries)
     bundled = with_canaries.get("postgresql", {}).get("enabled", True)
-    canaries = ["canary-key", "canary-token", "canary-smtp"]
+    canaries = ["canary-key", "canary-token", "canary-smtp", "canary-client"]
     canaries.append("canary-database" if bundled else "canary-external")
     secret_text = json.dumps([decoded(s) for s in rendered.of_kind("Secret")])
     assert all(canary in secret_text for canary in canaries), "the Secret holds them all"
@@ -576,7 +578,7 @@ def test_telemetry_uses_the_standard_otel_variables() -> None:
     assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in render({}).config()
 
 
-def test_sign_in_through_an_issuer_reaches_the_gateway_and_only_it() -> None:
+def test_sign_in_through_an_issuer_and_its_client_secret_reach_the_gateway_and_only_it() -> None:
     everything = render(values_file("everything"))
     issuer = values_file("everything")["oidc"]
     config = everything.config()
@@ -587,8 +589,17 @@ def test_sign_in_through_an_issuer_reaches_the_gateway_and_only_it() -> None:
     issuer_ports = {"ports": [{"port": 443, "protocol": "TCP"}]}
     gateway_egress = policies[f"{RELEASE}-gateway"]["spec"]["egress"]
     assert any(rule.get("ports") == issuer_ports["ports"] for rule in gateway_egress)
+    assert (
+        decoded(everything.named("Secret", RELEASE))["VIOLET_OIDC_CLIENT_SECRET"]
+        == (values_file("everything")["secrets"]["oidcClientSecret"])
+    )
+    for component in ("gateway", "session", "memory", "router", "worker"):
+        [container] = everything.deployment(component)["spec"]["template"]["spec"]["containers"]
+        reads_it = "VIOLET_OIDC_CLIENT_SECRET" in env_of(container)
+        assert reads_it == (component == "gateway"), component
     local_only = render({})
     assert not any(key.startswith("VIOLET_OIDC_") for key in local_only.config())
+    assert "VIOLET_OIDC_CLIENT_SECRET" not in decoded(local_only.named("Secret", RELEASE))
     gateway = {p["metadata"]["name"]: p for p in local_only.of_kind("NetworkPolicy")}
     assert all(
         {"port": 443, "protocol": "TCP"} not in rule.get("ports", [])

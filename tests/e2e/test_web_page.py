@@ -1,4 +1,5 @@
-"""The gateway's web page in a real headless browser: sign in, chat, and the memory page."""
+"""The gateway's web page in a real headless browser: sign in (with a code, or through the
+identity provider), chat, and the memory page."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import httpx
 import pytest
 
 from tests.support.ci import unavailable
+from tests.support.oidc import AUDIENCE, LocalIssuer
 from tests.support.stack import running_stack
 from tests.support.waiting import eventually_blocking
 
@@ -163,3 +165,38 @@ def test_a_person_chats_and_forgets_a_fact_in_the_browser(browser: Any, tmp_path
         wait_for(browser, lambda: css(browser, "#code")[0].is_displayed())
         assert css(browser, "#sign-in-problem")[0].text
         assert browser.execute_script("return localStorage.getItem('violet.token')") is None
+
+
+def visible(driver: Any, selector: str) -> Any:
+    return next(iter(e for e in css(driver, selector) if e.is_displayed()), None)
+
+
+def test_a_person_signs_in_through_the_identity_provider_in_the_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    with LocalIssuer() as issuer:
+        env = {"VIOLET_OIDC_ISSUER": issuer.url, "VIOLET_OIDC_AUDIENCE": AUDIENCE}
+        with running_stack(tmp_path / "home", "sqlite", env=env) as stack:
+            browser.get(stack.http_url + "/")
+            wait_for(browser, lambda: visible(browser, "#provider-sign-in")).click()
+            # The provider sends the person back; the page finishes the sign-in and chats.
+            wait_for(browser, lambda: visible(browser, "#say-text"))
+            assert browser.current_url == stack.http_url + "/"  # no code left in the address
+            assert say(browser, "my cat is called Miso")
+            token = browser.execute_script("return localStorage.getItem('violet.token')")
+            assert issuer.grants == {} and token.count(".") == 2
+
+            # Declined at the provider: asked again, with the reason, and nothing kept.
+            browser.execute_script("localStorage.clear()")
+            browser.refresh()
+            issuer.signs_in = ""
+            wait_for(browser, lambda: visible(browser, "#provider-sign-in")).click()
+            wait_for(
+                browser, lambda: "didn't go through" in css(browser, "#sign-in-problem")[0].text
+            )
+            assert visible(browser, "#provider-sign-in")
+
+            # A local code still signs in beside the provider.
+            css(browser, "#use-code")[0].click()
+            sign_in(browser, stack.token("ada"))
+            assert say(browser, "Hello again")

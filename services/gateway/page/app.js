@@ -2,6 +2,9 @@
 "use strict";
 
 const TOKEN_KEY = "violet.token";
+// A sign-in under way at the identity provider: its state, nonce and code verifier, kept for
+// this tab only until the provider sends the person back.
+const SIGNING_IN_KEY = "violet.signing-in";
 const RETRY_MAX_MS = 10000;
 const RESEND_AFTER_MS = 5000;
 
@@ -18,6 +21,7 @@ const state = {
   view: "chat",
   lastForgotten: null,
   signingOut: false,
+  provider: null, // where and as which client to sign in, when the gateway has a provider
 };
 
 function liveUrl() {
@@ -35,9 +39,9 @@ function setConnection(text) {
   el("connection").textContent = text;
 }
 
-// Signing in
+// Signing in: through the identity provider when the gateway has one, else with a pasted code
 
-function askForCode(problem) {
+function askToSignIn(problem) {
   localStorage.removeItem(TOKEN_KEY);
   el("nav").hidden = true;
   el("chat").hidden = true;
@@ -46,15 +50,114 @@ function askForCode(problem) {
   el("sign-in-problem").textContent = problem || "";
   setConnection("");
   el("code").value = "";
+  offerProvider();
+}
+
+async function offerProvider() {
+  let provider = null;
+  try {
+    const answer = await fetch("/sign-in/provider");
+    if (answer.ok) provider = await answer.json();
+  } catch (_) {
+    // No provider to offer: the code still works.
+  }
+  state.provider = provider;
+  el("provider").hidden = !provider;
+  el("sign-in-form").hidden = Boolean(provider);
+  (provider ? el("provider-sign-in") : el("code")).focus();
+}
+
+function useCode() {
+  el("provider").hidden = true;
+  el("sign-in-form").hidden = false;
   el("code").focus();
 }
 
 function signIn(event) {
   event.preventDefault();
   const code = el("code").value.trim();
-  if (!code) return;
-  localStorage.setItem(TOKEN_KEY, code);
-  // The code may be someone else's: start the conversation afresh.
+  if (code) begin(code);
+}
+
+function base64url(bytes) {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function randomText() {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+// Sends the person to the provider's sign-in page; it sends them back here with a code.
+async function signInAtProvider() {
+  if (!state.provider) return;
+  if (!crypto.subtle) {
+    el("sign-in-problem").textContent = "Signing in needs Violet's secure (https) address.";
+    return;
+  }
+  const signingIn = { state: randomText(), nonce: randomText(), verifier: randomText() };
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(signingIn.verifier));
+  sessionStorage.setItem(SIGNING_IN_KEY, JSON.stringify(signingIn));
+  const asked = new URLSearchParams({
+    response_type: "code",
+    client_id: state.provider.client_id,
+    redirect_uri: pageAddress(),
+    scope: state.provider.scope,
+    state: signingIn.state,
+    nonce: signingIn.nonce,
+    code_challenge: base64url(new Uint8Array(digest)),
+    code_challenge_method: "S256",
+  });
+  location.assign(`${state.provider.authorize}?${asked}`);
+}
+
+function pageAddress() {
+  return `${location.origin}/`;
+}
+
+// Whether the page was opened by the provider sending the person back; if so, finishes that
+// sign-in (with a token, or by asking again with the reason).
+function backFromProvider() {
+  const answer = new URLSearchParams(location.search);
+  if (!answer.has("state")) return false;
+  const signingIn = JSON.parse(sessionStorage.getItem(SIGNING_IN_KEY) || "null");
+  sessionStorage.removeItem(SIGNING_IN_KEY);
+  history.replaceState(null, "", "/");
+  if (!signingIn || answer.get("state") !== signingIn.state) {
+    askToSignIn("That sign-in could not be finished. Please start it again.");
+  } else if (!answer.get("code")) {
+    askToSignIn("The sign-in didn't go through. Please try again.");
+  } else {
+    exchange(answer.get("code"), signingIn);
+  }
+  return true;
+}
+
+async function exchange(code, signingIn) {
+  setConnection("Signing you in…");
+  const sent = {
+    code,
+    verifier: signingIn.verifier,
+    redirect_uri: pageAddress(),
+    nonce: signingIn.nonce,
+  };
+  try {
+    const answer = await fetch("/sign-in/token", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(sent),
+    });
+    const said = await answer.json();
+    if (answer.ok) begin(said.token);
+    else askToSignIn(said.error);
+  } catch (_) {
+    askToSignIn("Can't reach Violet right now. Please try again in a moment.");
+  }
+}
+
+// Starts the conversation of the person `token` signs in.
+function begin(token) {
+  localStorage.setItem(TOKEN_KEY, token);
+  // The token may be someone else's: start the conversation afresh.
   state.lastSeq = 0;
   state.unsent.clear();
   el("messages").replaceChildren();
@@ -70,7 +173,7 @@ function signIn(event) {
 function connect() {
   const token = localStorage.getItem(TOKEN_KEY);
   if (!token) {
-    askForCode();
+    askToSignIn();
     return;
   }
   state.signingOut = false;
@@ -120,7 +223,7 @@ function showError(frame) {
   if (frame.code === "unauthorized") {
     state.signingOut = true;
     state.open = false;
-    askForCode(frame.text);
+    askToSignIn(frame.text);
     return;
   }
   if (frame.code === "rate_limited" || frame.code === "unavailable") {
@@ -270,6 +373,8 @@ function show(view) {
 function start() {
   el("memory-title").tabIndex = -1;
   el("sign-in-form").addEventListener("submit", signIn);
+  el("provider-sign-in").addEventListener("click", signInAtProvider);
+  el("use-code").addEventListener("click", useCode);
   el("say-form").addEventListener("submit", say);
   el("say-text").addEventListener("keydown", sayOnEnter);
   el("show-chat").addEventListener("click", () => show("chat"));
@@ -278,12 +383,13 @@ function start() {
   el("forget-all").addEventListener("click", askForgetAll);
   el("confirm-yes").addEventListener("click", forgetAll);
   el("confirm-no").addEventListener("click", closeForgetAll);
+  if (backFromProvider()) return;
   if (localStorage.getItem(TOKEN_KEY)) {
     el("nav").hidden = false;
     show("chat");
     connect();
   } else {
-    askForCode();
+    askToSignIn();
   }
 }
 

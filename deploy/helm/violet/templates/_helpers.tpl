@@ -233,6 +233,9 @@ ANTHROPIC_API_KEY: {{ . | b64enc | quote }}
 {{- with .Values.secrets.smtpUrl }}
 VIOLET_SMTP_URL: {{ . | b64enc | quote }}
 {{- end }}
+{{- with .Values.secrets.oidcClientSecret }}
+VIOLET_OIDC_CLIENT_SECRET: {{ . | b64enc | quote }}
+{{- end }}
 {{- with include "violet.qdrantApiKey" . }}
 VIOLET_QDRANT_API_KEY: {{ . | b64enc | quote }}
 {{- end }}
@@ -292,7 +295,7 @@ VIOLET_OIDC_JWKS_URL: {{ . | quote }}
 Takes root, name, c, configMap, secret, and serving (whether it listens). */}}
 {{- define "violet.env" -}}
 {{- $root := .root }}
-{{- $optional := list "ANTHROPIC_API_KEY" "VIOLET_SMTP_URL" "VIOLET_QDRANT_API_KEY" "VIOLET_DATABASE_SERVICE_PASSWORD" -}}
+{{- $optional := list "ANTHROPIC_API_KEY" "VIOLET_SMTP_URL" "VIOLET_QDRANT_API_KEY" "VIOLET_DATABASE_SERVICE_PASSWORD" "VIOLET_OIDC_CLIENT_SECRET" -}}
 envFrom:
   - configMapRef:
       name: {{ .configMap }}
