@@ -232,3 +232,12 @@ def test_an_issuer_needs_an_audience_and_a_safe_address(monkeypatch: pytest.Monk
     monkeypatch.setenv("VIOLET_OIDC_ISSUER", "http://id.example.com")
     with pytest.raises(ValidationError, match="https"):
         GatewaySettings()
+
+
+def test_a_client_secret_needs_an_issuer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VIOLET_OIDC_CLIENT_SECRET", "a-secret")
+    with pytest.raises(ValidationError, match="client secret needs VIOLET_OIDC_ISSUER"):
+        GatewaySettings()
+    monkeypatch.setenv("VIOLET_OIDC_ISSUER", "https://id.example.com")
+    monkeypatch.setenv("VIOLET_OIDC_AUDIENCE", "violet")
+    assert GatewaySettings().oidc_client_secret == "a-secret"
