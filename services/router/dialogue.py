@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 from violet.text import REQUEST_STOP_WORDS
 
-# What a card's last outcome does. The first three are the older cues (a question, a request to
-# confirm, a closing line), kept as they were trained.
+# What a card's last outcome does. The first three are the router's older cues (a question, a
+# request to confirm, a closing line), unchanged.
 OUTCOME_ACTS: Mapping[str, re.Pattern[str]] = {
     "asks": re.compile(r"\?"),
     "confirms": re.compile(
