@@ -13,6 +13,7 @@ embeds the query; this module only scores. Choices measured on LoCoMo dev (760 q
   follower's: the words that match are often said a turn before the answer.
 - The item's date is part of its words, so "in May 2023" can match; a question about time
   ("when did ...", "how long ...") favours items that speak of time ("yesterday", "last week").
+- A question naming a date ("on 25 May, 2022", "in January 2022") favours items said then.
 - Items whose speaker the query names come first.
 - These choices were tuned on four LoCoMo dev conversations, listed in `tuned_on.json`
   (`memory.tuning`); docs/memory.md gives the figures cross-validated by conversation.
@@ -20,10 +21,11 @@ embeds the query; this module only scores. Choices measured on LoCoMo dev (760 q
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 
 import numpy as np
@@ -83,6 +85,10 @@ class RankingWeights:
     from_next: float = 0.1
     # Added to items that speak of time when the query asks about time.
     time: float = 3.0
+    # Added to items said on a date the query names, a day either side (a talk runs past
+    # midnight); `month_share` of it to items said in a month it names without a day.
+    date: float = 2.0
+    month_share: float = 0.5
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
 
@@ -111,6 +117,7 @@ class RecallIndex:
         self._next_context_vectors = _Rows()
         self._speakers = _Speakers()
         self._neighbours = _Neighbours()
+        self._dates = _Rows()
         for candidate in candidates:
             self.add(candidate)
 
@@ -142,6 +149,7 @@ class RecallIndex:
         self._next_context_vectors.append(_next_context_vector(candidate))
         self._speakers.append(candidate.speaker)
         self._neighbours.append(candidate)
+        self._dates.append(_said_on(candidate))
 
     def replace(self, candidate: MemoryCandidate) -> None:
         """Puts the candidate in place of the one with its id."""
@@ -155,6 +163,7 @@ class RecallIndex:
         self._next_context_vectors.set(position, _next_context_vector(candidate))
         self._speakers.set(position, candidate.speaker)
         self._neighbours.set(position, candidate)
+        self._dates.set(position, _said_on(candidate))
 
     def put(self, candidate: MemoryCandidate) -> None:
         """Adds the candidate, or replaces the one with its id."""
@@ -179,6 +188,7 @@ class RecallIndex:
         self._next_context_vectors.remove(position)
         self._speakers.remove(position)
         self._neighbours.remove(position)
+        self._dates.remove(position)
 
     def search(self, query: RecallQuery, k: int = 3) -> list[RankedMemory]:
         """The k best candidates, best first."""
@@ -216,8 +226,21 @@ class RecallIndex:
         fused = own + w.from_previous * own[previous] + w.from_next * own[following]
         if asks_about_time(query.text):
             fused = fused + w.time * self._neighbours.timed
+        days, months = named_dates(query.text)
+        if days or months:
+            fused = fused + w.date * self._said_then(days, months)
         named = self._speakers.named(frozenset(_QUESTIONS.words(query.text)))
         return fused + named * (np.ptp(fused) + 1.0)
+
+    def _said_then(self, days: Sequence[date], months: Sequence[int]) -> NDArray[np.float64]:
+        """1 for each candidate said within a day of one of `days`; else, when no day is
+        named, the month share for one said in one of `months` (year * 12 + month - 1)."""
+        said = self._dates.rows
+        if days:
+            apart = np.abs(said[:, :1] - np.array([[d.toordinal() for d in days]]))
+            return (apart <= 1).any(axis=1).astype(np.float64)
+        in_month = np.isin(said[:, 1], np.array(months, dtype=np.float32))
+        return self._weights.month_share * in_month.astype(np.float64)
 
 
 def rank_memories(
@@ -240,6 +263,39 @@ _TIME_WORDS = re.compile(
     r"october|november|december|(19|20)\d\d)\b",
     re.IGNORECASE,
 )
+
+
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH = "|".join(_MONTHS)
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH}),? (\d{{4}})\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH}),? (\d{{4}})\b", re.I)
+
+
+def named_dates(query: str) -> tuple[list[date], list[int]]:
+    """The days ("25 May, 2022", "May 25 2022") and the months ("January 2022", as year * 12 +
+    month - 1) the query names."""
+    found = [(d, m, y) for d, m, y in _DAY_MONTH_YEAR.findall(query)]
+    found += [(d, m, y) for m, d, y in _MONTH_DAY_YEAR.findall(query)]
+    days = []
+    for day, month, year in found:
+        with contextlib.suppress(ValueError):  # "31 June" names no day
+            days.append(date(int(year), _MONTHS.index(month.lower()) + 1, int(day)))
+    months = [int(y) * 12 + _MONTHS.index(m.lower()) for m, y in _MONTH_YEAR.findall(query)]
+    return days, months
 
 
 def asks_about_time(query: str) -> bool:
@@ -343,6 +399,13 @@ def _documents(candidate: MemoryCandidate) -> tuple[dict[str, int], dict[str, in
         contextual_text(candidate.previous_text, candidate.text), candidate.created_at
     )
     return _term_counts(alone), _term_counts(in_context)
+
+
+def _said_on(candidate: MemoryCandidate) -> NDArray[np.float32]:
+    """The candidate's day (its ordinal) and month (year * 12 + month - 1); both are exact in
+    float32, which holds integers up to 2**24."""
+    at = candidate.created_at
+    return np.array([at.toordinal(), at.year * 12 + at.month - 1], dtype=np.float32)
 
 
 def _context_vector(candidate: MemoryCandidate) -> NDArray[np.float32]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -17,6 +17,7 @@ from memory.ranking import (
     RecallQuery,
     asks_about_time,
     contextual_text,
+    named_dates,
     rank_memories,
     speaks_of_time,
 )
@@ -290,3 +291,39 @@ def test_the_follower_context_vector_counts_for_the_item_before_it() -> None:
     scores = by_id(index, RecallQuery("", query_vector))
 
     assert scores["followed"] > scores["plain"]
+
+
+@pytest.mark.parametrize(
+    ("query", "days", "months"),
+    [
+        ("What did Nate do for Joanna on 25 May, 2022?", [date(2022, 5, 25)], [2022 * 12 + 4]),
+        ("What happened on March 3rd 2024?", [date(2024, 3, 3)], []),
+        ("What did Jon achieve in January 2022?", [], [2022 * 12]),
+        ("What did I say on 31 June, 2023?", [], [2023 * 12 + 5]),  # no such day
+        ("What may I have told you?", [], []),
+    ],
+)
+def test_dates_a_query_names_are_read(query: str, days: list[date], months: list[int]) -> None:
+    assert named_dates(query) == (days, months)
+
+
+def test_a_question_naming_a_day_prefers_what_was_said_then() -> None:
+    vector = random_vector(9)
+    text = "We went to the park with the dogs."
+    items = [
+        *fillers(),
+        candidate("that-day", text, vector=vector, at=datetime(2022, 5, 25, 23, 50, tzinfo=UTC)),
+        candidate(
+            "past-midnight", text, vector=vector, at=datetime(2022, 5, 26, 0, 20, tzinfo=UTC)
+        ),
+        candidate("weeks-later", text, vector=vector, at=datetime(2022, 6, 20, 10, tzinfo=UTC)),
+    ]
+    index = RecallIndex(items)
+    scores = by_id(index, RecallQuery("What did Ana do with the dogs on 25 May, 2022?", vector))
+    assert min(scores["that-day"], scores["past-midnight"]) > scores["weeks-later"] + 1
+    by_month = by_id(index, RecallQuery("What did Ana do with the dogs in June 2022?", vector))
+    assert by_month["weeks-later"] > by_month["that-day"]
+    # Kept as candidates come and go: the last one takes a removed one's place, date and all.
+    index.remove("that-day")
+    again = by_id(index, RecallQuery("What did Ana do with the dogs on 25 May, 2022?", vector))
+    assert again["past-midnight"] > again["weeks-later"]
