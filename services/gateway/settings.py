@@ -72,16 +72,10 @@ class GatewaySettings(CommonSettings):
             raise ValueError("VIOLET_OIDC_ISSUER needs the audience its tokens are issued for")
         return value
 
-    @field_validator("oidc_client_secret")
+    @field_validator("oidc_client_secret", "oidc_jwks_url")
     @classmethod
-    def secret_needs_issuer(cls, value: str, info: ValidationInfo) -> str:
+    def needs_issuer(cls, value: str, info: ValidationInfo) -> str:
         if value and not info.data.get("oidc_issuer"):
-            raise ValueError("a client secret needs VIOLET_OIDC_ISSUER too")
-        return value
-
-    @field_validator("oidc_jwks_url")
-    @classmethod
-    def keys_need_issuer(cls, value: str, info: ValidationInfo) -> str:
-        if value and not info.data.get("oidc_issuer"):
-            raise ValueError("a JWKS URL needs VIOLET_OIDC_ISSUER too")
+            what = {"oidc_client_secret": "a client secret", "oidc_jwks_url": "a JWKS URL"}
+            raise ValueError(f"{what[str(info.field_name)]} needs VIOLET_OIDC_ISSUER too")
         return value

@@ -234,9 +234,15 @@ def test_an_issuer_needs_an_audience_and_a_safe_address(monkeypatch: pytest.Monk
         GatewaySettings()
 
 
-def test_a_client_secret_needs_an_issuer(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_client_secret_or_a_keys_address_needs_an_issuer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VIOLET_OIDC_JWKS_URL", "https://id.example.com/keys")
+    with pytest.raises(ValidationError, match="a JWKS URL needs VIOLET_OIDC_ISSUER"):
+        GatewaySettings()
+    monkeypatch.delenv("VIOLET_OIDC_JWKS_URL")
     monkeypatch.setenv("VIOLET_OIDC_CLIENT_SECRET", "a-secret")
-    with pytest.raises(ValidationError, match="client secret needs VIOLET_OIDC_ISSUER"):
+    with pytest.raises(ValidationError, match="a client secret needs VIOLET_OIDC_ISSUER"):
         GatewaySettings()
     monkeypatch.setenv("VIOLET_OIDC_ISSUER", "https://id.example.com")
     monkeypatch.setenv("VIOLET_OIDC_AUDIENCE", "violet")
