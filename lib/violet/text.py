@@ -1,4 +1,5 @@
-"""Text analysis the services share: words, stop words, stems, content words and BM25.
+"""Text analysis the services share: words, stop words, stems, content words, BM25, and the
+names of days and months.
 
 Each use reads words its own way (what counts as a word, which words carry no meaning), so the
 stop words are one core of English function words with a named list per purpose on top; the
@@ -72,6 +73,23 @@ STATEMENT_STOP_WORDS = FUNCTION_WORDS | _word_set(
 # A message the offline model reads: asking words ("tell me", "do you know") are no part of
 # what is asked.
 PROMPT_STOP_WORDS = FUNCTION_WORDS | _word_set("a i if may mine yours than yes please tell know")
+
+# The English names of the days and of the months, in order, lower case.
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 _stemmers = threading.local()
 

@@ -31,7 +31,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from violet.text import QUESTION_STOP_WORDS, Analyzer, Bm25, term_counts
+from violet.text import MONTHS, QUESTION_STOP_WORDS, WEEKDAYS, Analyzer, Bm25, term_counts
 
 MAX_RECALL = 5
 
@@ -256,30 +256,17 @@ def rank_memories(
 _TIME_QUESTION = re.compile(
     r"^\W*(when|how long|(in )?(what|which) (year|month|date|day|time))\b", re.IGNORECASE
 )
+# "may" is left out of the months: it is far more often the verb.
 _TIME_WORDS = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|this (week|weekend|month|year|morning|"
-    r"evening)|weekend|recently|since|soon|weeks?|months?|years?|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|"
-    r"october|november|december|(19|20)\d\d)\b",
+    r"evening)|weekend|recently|since|soon|weeks?|months?|years?|"
+    + "|".join((*WEEKDAYS, *(month for month in MONTHS if month != "may")))
+    + r"|(19|20)\d\d)\b",
     re.IGNORECASE,
 )
 
 
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH = "|".join(_MONTHS)
+_MONTH = "|".join(MONTHS)
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH}),? (\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH}),? (\d{{4}})\b", re.I)
@@ -288,13 +275,13 @@ _MONTH_YEAR = re.compile(rf"\b({_MONTH}),? (\d{{4}})\b", re.I)
 def named_dates(query: str) -> tuple[list[date], list[int]]:
     """The days ("25 May, 2022", "May 25 2022") and the months ("January 2022", as year * 12 +
     month - 1) the query names."""
-    found = [(d, m, y) for d, m, y in _DAY_MONTH_YEAR.findall(query)]
+    found = _DAY_MONTH_YEAR.findall(query)
     found += [(d, m, y) for m, d, y in _MONTH_DAY_YEAR.findall(query)]
     days = []
     for day, month, year in found:
         with contextlib.suppress(ValueError):  # "31 June" names no day
-            days.append(date(int(year), _MONTHS.index(month.lower()) + 1, int(day)))
-    months = [int(y) * 12 + _MONTHS.index(m.lower()) for m, y in _MONTH_YEAR.findall(query)]
+            days.append(date(int(year), MONTHS.index(month.lower()) + 1, int(day)))
+    months = [int(y) * 12 + MONTHS.index(m.lower()) for m, y in _MONTH_YEAR.findall(query)]
     return days, months
 
 

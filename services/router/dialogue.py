@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from violet.text import REQUEST_STOP_WORDS
+from violet.text import MONTHS, REQUEST_STOP_WORDS, WEEKDAYS
 
 # What a card's last outcome does. The first three are the router's older cues (a question, a
 # request to confirm, a closing line), unchanged.
@@ -90,12 +90,10 @@ _ASKED_DETAILS: Mapping[str, re.Pattern[str]] = {
     ),
 }
 DETAILS = tuple(_ASKED_DETAILS)
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday"
-_MONTHS = "january february march april may june july august september october november december"
 _GIVEN_TIME = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|morning|afternoon|evening|night|noon|midnight|week|"
     r"weekend|month|o'?clock|\d{1,2}(:\d\d)?\s*(am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|\d{1,2}(st|nd|rd|th)|"
-    + "|".join((_WEEKDAYS + " " + _MONTHS).split())
+    + "|".join((*WEEKDAYS, *MONTHS))
     + r")\b",
     re.IGNORECASE,
 )
@@ -167,7 +165,7 @@ def refers_back(request: str) -> bool:
 
 
 _PRONOUNS = frozenset({"i"})
-_CALENDAR = frozenset((_WEEKDAYS + " " + _MONTHS).split())
+_CALENDAR = frozenset((*WEEKDAYS, *MONTHS))
 # Words that begin a sentence capitalised without naming anything.
 _COMMON_OPENERS = (
     REQUEST_STOP_WORDS

@@ -81,6 +81,7 @@ def card_features(
     bm25 = np.array(lexical.bm25(request.text, [c.words() for c in cards]))
     did = [dialogue.outcome_acts(c.last_outcome) for c in cards]
     cues = np.array([[cue in acts for cue in _CUES] for acts in did], dtype=np.float64)
+    cues = cues.reshape(count, len(_CUES))  # (0, 3) when there are no cards
     reply = float(lexical.reads_as_reply(request.text))
     columns = [
         *similarities.T,
@@ -92,8 +93,8 @@ def card_features(
         np.log1p(ages_h),
         most_recent * reply,
         most_recent * opening,
-        *cues.reshape(count, len(_CUES)).T,
-        *(cues.reshape(count, len(_CUES)).T * opening),
+        *cues.T,
+        *(cues.T * opening),
         *_answering(request.text, cards, did).T,
     ]
     return np.stack(columns, axis=1).astype(np.float64).reshape(count, len(CARD_FEATURES))
