@@ -43,3 +43,15 @@ MODEL_SECONDS = _meter.create_histogram(
     description="GenAI operation duration",
     explicit_bucket_boundaries_advisory=[0.01 * 2**power for power in range(14)],
 )
+FALLBACKS = _meter.create_counter(
+    "violet.fallbacks",
+    description="Failures Violet survived by a fallback, by kind (violet.fallbacks module)",
+)
+ANSWERS_MENDED = _meter.create_counter(
+    "violet.answers.mended",
+    description="Internal words or ids removed from Violet's text before it was stored, by kind",
+)
+MODEL_RETRIES = _meter.create_counter(
+    "violet.model.retries",
+    description="Model requests sent again, by call and by the cause of the retry",
+)

@@ -34,7 +34,10 @@ MIN_SECRET_CHARS = 32
 class CommonSettings(BaseSettings):
     """Settings every service reads. Environment variable names are `VIOLET_` + the field name."""
 
-    model_config = SettingsConfigDict(env_prefix="VIOLET_", extra="ignore", frozen=True)
+    # An empty variable is an unset one: `ANTHROPIC_BASE_URL=` means the default address.
+    model_config = SettingsConfigDict(
+        env_prefix="VIOLET_", extra="ignore", frozen=True, env_ignore_empty=True
+    )
 
     home: Path = Field(default=Path("var"), description="Folder for all local state.")
     secret: str = Field(

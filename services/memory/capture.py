@@ -29,6 +29,7 @@ from memory.queries import RecentQueries
 from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id
 from memory.subjects import subject_of
 from violet.clock import utc_now
+from violet.fallbacks import fallback
 from violet.models import ModelClient, ModelError, origin
 from violet.tasks import cancel_all
 from violet.vectors import VectorStore
@@ -158,11 +159,11 @@ class Capturer:
             )
         except ModelError as error:
             attempts = turn.attempts + 1
-            log.warning(
-                "memory origin call failed",
-                extra={"person": person, "attempts": attempts, "error": str(error)},
-            )
             given_up = attempts >= MAX_ATTEMPTS
+            if given_up:
+                fallback("capture_stored_nothing", f"{error}; after {attempts} tries")
+            else:
+                fallback("origin_failed", f"{error}; tried again later", attempts=attempts)
             return Made(turn, done if given_up else [], turn.turn_item, given_up, attempts)
         kept = keep(
             [Proposed(p.text, p.origin, p.quote) for p in proposed],

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,11 +23,10 @@ from router.scoring import Scorer
 from router.store import CardStore, Decision, DecisionLog
 from violet.clock import utc_now
 from violet.embedder import embed_query_in_thread
+from violet.fallbacks import fallback
 from violet.metrics import ROUTES
 from violet.models import Candidate, ModelClient, ModelError, Pick, pick
 from violet.models.structured import NEW, PICK_THRESHOLD
-
-log = logging.getLogger(__name__)
 
 CANDIDATES = 3
 
@@ -133,7 +131,7 @@ class Router:
         try:
             chosen = await self._pick(person, request, shortlist, now)
         except (ModelError, PickRejected) as error:
-            log.warning("no pick; opening new work", extra={"error": str(error)})
+            fallback("pick_failed", f"{error}; the request opens new work")
             return _decision(person, request, now, NEW, 0.0, f"no pick: {error}", shortlist)
         if chosen.choice != NEW and chosen.confidence < PICK_THRESHOLD:
             reason = (

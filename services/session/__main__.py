@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from session.actions import MainActions
+from session.activity import Activity
 from session.feed import Feed, listener_conninfo
 from session.fold import Fold
 from session.memory_client import MemoryClient
@@ -54,7 +55,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     memory = MemoryClient(peers, settings.recall_timeout_s, settings.recall_wait_s)
     actions = MainActions(store.pins, store.effects, peers)
-    main = MainSession(model, store.pins, memory, actions, window)
+    activity = Activity(store.transcript, feed)
+    main = MainSession(model, store.pins, memory, actions, window, activity)
     runner = TurnRunner(
         store,
         main,
@@ -63,7 +65,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         Replica(replica, secret, turn_lock(db, replica, settings.lock_lease_s)),
         backlog=settings.turn_backlog,
     )
-    service = SessionService(store, runner, feed, memory, secret)
+    service = SessionService(store, runner, feed, activity, memory, secret)
     background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
     if database.is_postgres(url):
         listening = feed.listen_postgres(listener_conninfo(url, replica))

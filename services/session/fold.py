@@ -19,6 +19,7 @@ from session.pins import check_in, overdue
 from session.store import ConversationStore
 from session.turn_context import TurnContext, person_language
 from session.window import Window
+from violet.fallbacks import fallback
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
 
@@ -42,9 +43,11 @@ class Fold:
         self._window = window
         self._replica = replica
 
-    async def after_turn(self, context: TurnContext) -> FoldResult:
+    async def after_turn(self, context: TurnContext, roll_over: bool = False) -> FoldResult:
+        """Folds when the window is full, or at once with `roll_over` (the conversation no
+        longer fitted the model's context: it rolls over even if the fold fails)."""
         conversation, live = context.conversation, context.live
-        if not self._window.fold_due(len(live)):
+        if not (roll_over or self._window.fold_due(len(live))):
             return FoldResult(folded=False)
         older, carried = self._window.split(live)
         language = person_language(live)
@@ -60,11 +63,8 @@ class Fold:
             )
         except ModelError as error:
             failures = await self._store.summaries.fold_failed(conversation.id)
-            log.warning(
-                "fold failed; retried after the next turn",
-                extra={"failures": failures, "error": str(error)},
-            )
-            if not self._window.rollover_forced(len(live)):
+            fallback("fold_kept_summary", str(error), failures=failures)
+            if not (roll_over or self._window.rollover_forced(len(live))):
                 return FoldResult(folded=False, failed=True)
             await self._roll_over(conversation, context.summary, carry_from)
             return FoldResult(

@@ -167,17 +167,18 @@ class TurnRunner:
         with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
             began = time.monotonic()
             context = await self._context(conversation)
-            text = await self._main.answer(context, message)
+            said = await self._main.answer(context, message)
             fault_point("session.answer_ready")
             answer = await self._store.transcript.append_answer(
-                context.conversation, message, text, context.model_conversation.id
+                context.conversation, message, said.text, context.model_conversation.id
             )
             fault_point("session.answer_stored")
             self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
-            self._capture(context.identity, message.text, text, [message.seq, answer.seq])
-            return await self._fold_when_caught_up(context.after(answer))
+            if said.remember:  # a turn the model declined leaves nothing in memory
+                self._capture(context.identity, message.text, said.text, [message.seq, answer.seq])
+            return await self._fold_when_caught_up(context.after(answer), said.roll_over)
 
     async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
         """Tells the update; what waits next."""
@@ -186,32 +187,34 @@ class TurnRunner:
         with tracer.start_as_current_span("tell update", links=links) as span:
             span.set_attribute("violet.update.kind", update.kind)
             context = await self._context(conversation)
-            text = await self._main.tell(context, update)
+            said = await self._main.tell(context, update)
             fault_point("session.telling_ready")
             told = await self._store.transcript.append_told(
-                context.conversation, update.id, text, context.model_conversation.id
+                context.conversation, update.id, said.text, context.model_conversation.id
             )
             self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})
             if update.deeds:  # what Violet did is remembered; the result's words never are
                 self._capture(context.identity, "", "", [told.seq], deeds=update.deeds)
-            return await self._fold_when_caught_up(context.after(told))
+            return await self._fold_when_caught_up(context.after(told), said.roll_over)
 
-    async def _fold_when_caught_up(self, context: TurnContext) -> Message | Update | None:
+    async def _fold_when_caught_up(
+        self, context: TurnContext, roll_over: bool = False
+    ) -> Message | Update | None:
         """Folds only once no message waits: a fold must not summarise an unanswered question
         out of the window before its turn comes (a failed or skipped fold is tried next turn).
-        Returns what waits next."""
+        `roll_over` folds even before the window is full. Returns what waits next."""
         waiting = await self._waiting(context.conversation)
         if isinstance(waiting, Message):
             return waiting
-        if await self._run_fold(context):
+        if await self._run_fold(context, roll_over):
             return await self._waiting(context.conversation)  # the fold's questions come next
         return waiting
 
-    async def _run_fold(self, context: TurnContext) -> int:
+    async def _run_fold(self, context: TurnContext, roll_over: bool) -> int:
         """Folds if it is due; how many questions about overdue promises it left to tell."""
         with tracer.start_as_current_span("fold") as span:
-            result = await self._fold.after_turn(context)
+            result = await self._fold.after_turn(context, roll_over)
             span.set_attribute("violet.fold.folded", result.folded)
             span.set_attribute("violet.fold.forced", result.forced)
             span.set_attribute("violet.fold.failed", result.failed)

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from session.conversations import Conversation
+from session.activity import Activity
 from session.feed import Feed
 from session.memory_client import MemoryClient
 from session.runner import TurnRunner
@@ -40,6 +40,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         store: ConversationStore,
         runner: TurnRunner,
         feed: Feed,
+        activity: Activity,
         memory: MemoryClient,
         secret: str,
     ) -> None:
@@ -48,6 +49,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         self._updates = store.updates
         self._runner = runner
         self._feed = feed
+        self._activity = activity
         self._memory = memory
         self._secret = secret
 
@@ -121,7 +123,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         conversation = await self._conversations.conversation_of(identity.person)
         kind = request.WhichOneof("update")
         if kind == "activity":
-            await self._announce(conversation, request.activity)
+            await self._activity.show(conversation, request.activity)
         elif kind in ("result", "approval"):
             if not request.key or not request.topic:
                 await context.abort(
@@ -136,7 +138,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
                     request.result.text,
                     deeds=[MessageToDict(deed) for deed in request.result.deeds],
                 )
-                await self._announce(conversation, "")
+                await self._activity.show(conversation, "")
             else:
                 await self._updates.store(
                     conversation.id,
@@ -150,9 +152,3 @@ class SessionService(session_pb2_grpc.SessionServicer):
         else:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the update is empty")
         return session_pb2.DeliverReply()
-
-    async def _announce(self, conversation: Conversation, line: str) -> None:
-        if self._transcript.notifies:
-            await self._transcript.notify_activity(conversation, line)
-        else:
-            self._feed.announce(conversation.id, line)

@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from dataclasses import dataclass
 
 from opentelemetry import trace
 
 from session.actions import MainActions
+from session.activity import Activity
 from session.context import as_said, main_prompt
 from session.conversations import Conversation
 from session.effects import CallKeys
 from session.memory_client import MemoryClient, RecallMissed
 from session.pins import Pins, pinned
+from session.plain_words import in_plain_words
 from session.transcript import Message
 from session.turn_context import TurnContext, person_language
 from session.updates import Update
 from session.window import Window
+from violet.fallbacks import fallback
 from violet.identity import Identity
 from violet.language import phrase
 from violet.metrics import ERRORS
-from violet.models import ModelClient, ModelError, ModelMessage, Reply, TextBlock
+from violet.models import (
+    ModelClient,
+    ModelContextFull,
+    ModelError,
+    ModelMessage,
+    ModelRefused,
+    Reply,
+    TextBlock,
+)
 from violet.models.tools import MAIN_TOOLS
 
 log = logging.getLogger(__name__)
@@ -31,8 +44,33 @@ APOLOGY = {
     "fr": "Désolée, je n'ai pas pu y réfléchir. Pouvez-vous le redire dans un instant ?",
     "de": "Entschuldigung, das ging gerade nicht. Sagen Sie es bitte gleich noch einmal?",
 }
+DECLINED = {
+    "en": "I'm sorry, I can't help with that one. Is there something else I can do for you?",
+    "pt": "Desculpe, não posso ajudar com isso. Posso ajudar com outra coisa?",
+    "es": "Lo siento, no puedo ayudarte con eso. ¿Puedo ayudarte con otra cosa?",
+    "fr": "Désolée, je ne peux pas vous aider pour cela. Puis-je faire autre chose pour vous ?",
+    "de": "Tut mir leid, dabei kann ich nicht helfen. Kann ich sonst etwas für Sie tun?",
+}
+CUT_SHORT = {
+    "en": "That's as far as I got for now: ask me to go on and I'll continue.",
+    "pt": "Parei por aqui por agora: peça-me para continuar e eu continuo.",
+    "es": "Hasta aquí he llegado por ahora: pídeme que siga y continúo.",
+    "fr": "Je me suis arrêtée là pour l'instant : demandez-moi de continuer et je reprends.",
+    "de": "Weiter bin ich gerade nicht gekommen: Sagen Sie mir, dass ich weitermachen soll.",
+}
 # Rounds of tool calls in one turn before Violet must answer in words.
 MAX_TOOL_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Violet's words for a turn. `remember` is false when nothing of the turn may become
+    memory (the model declined it); `roll_over` asks for a rollover after the turn (the
+    conversation no longer fitted the model's context)."""
+
+    text: str
+    remember: bool = True
+    roll_over: bool = False
 
 
 class MainSession:
@@ -43,19 +81,23 @@ class MainSession:
         memory: MemoryClient,
         actions: MainActions,
         window: Window,
+        activity: Activity | None = None,
     ) -> None:
+        """`activity`: where to show that Violet is thinking; None where no device follows
+        (the benchmarks)."""
         self._model = model
         self._pins = pins
         self._memory = memory
         self._actions = actions
         self._window = window
+        self._activity = activity
 
-    async def answer(self, context: TurnContext, message: Message) -> str:
+    async def answer(self, context: TurnContext, message: Message) -> Answer:
         live = as_said(context.live, upto=message.seq)
         keys = CallKeys(f"say:{message.seq}")
         return await self._respond(context, message.text, live, keys)
 
-    async def tell(self, context: TurnContext, update: Update) -> str:
+    async def tell(self, context: TurnContext, update: Update) -> Answer:
         """Violet's own words for an update: a work result, a question waiting for a yes, or
         her question about a promise that waited too long."""
         conversation = context.conversation
@@ -80,20 +122,24 @@ class MainSession:
         live: list[Message],
         keys: CallKeys,
         update: str = "",
-    ) -> str:
+    ) -> Answer:
         conversation, identity = context.conversation, context.identity
+        language = person_language(live)
         remembered, checked = await self._recall(identity, query)
         open_pins = await self._pins.open(conversation.id)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
-        system, messages = main_prompt(
-            context.summary,
-            shown,
-            visible,
-            update=update,
-            remembered=remembered,
-            memory_checked=checked,
-        )
+
+        def prompt(seen: list[Message]) -> tuple[list[TextBlock], list[ModelMessage]]:
+            return main_prompt(
+                context.summary,
+                shown,
+                seen,
+                update=update,
+                remembered=remembered,
+                memory_checked=checked,
+            )
+
         span = trace.get_current_span()
         span.set_attribute("violet.turn.window", self._window.size)
         span.set_attribute("violet.turn.live_messages", len(live))
@@ -102,15 +148,49 @@ class MainSession:
         span.set_attribute("violet.turn.open_items", len(open_pins))
         span.set_attribute("violet.turn.memory_items", len(remembered))
         span.set_attribute("violet.turn.memory_checked", checked)
+        async with self._thinking(conversation, language):
+            try:
+                return await self._words(conversation, identity, prompt(visible), keys, language)
+            except ModelContextFull as full:
+                # Only the newest half, as a rollover would carry it; the rollover follows.
+                fallback("answer_cut", f"{full}; answered from the newest messages")
+                carried = self._window.split(visible)[1]
+                said = await self._words(conversation, identity, prompt(carried), keys, language)
+                return Answer(said.text, said.remember, roll_over=True)
+
+    async def _words(
+        self,
+        conversation: Conversation,
+        identity: Identity,
+        prompt: tuple[list[TextBlock], list[ModelMessage]],
+        keys: CallKeys,
+        language: str,
+    ) -> Answer:
+        """The model's answer in plain words; a refusal or a failure told plainly."""
+        system, messages = prompt
         try:
-            answer = await self._converse(conversation, identity, system, messages, keys)
+            reply = await self._converse(conversation, identity, system, messages, keys)
+        except ModelRefused as refused:
+            fallback("refusal", str(refused), category=refused.category or "")
+            return Answer(phrase(DECLINED, language), remember=False)
+        except ModelContextFull:
+            raise
         except ModelError as error:
             ERRORS.add(1, {"violet.error.where": "main model"})
-            log.warning(
-                "main model failed; the person is asked to retry", extra={"error": str(error)}
-            )
-            answer = ""
-        return answer or phrase(APOLOGY, person_language(live))
+            fallback("answer_failed", str(error))
+            return Answer(phrase(APOLOGY, language))
+        text = in_plain_words(reply.text.strip()).text
+        if reply.stop_reason == "max_tokens":
+            fallback("answer_cut", "the answer stopped at its length limit")
+            text = f"{text}\n\n{phrase(CUT_SHORT, language)}".strip()
+        return Answer(text or phrase(APOLOGY, language))
+
+    def _thinking(
+        self, conversation: Conversation, language: str
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        if self._activity is None:
+            return contextlib.nullcontext()
+        return self._activity.while_thinking(conversation, language)
 
     async def _recall(self, identity: Identity, query: str) -> tuple[list[str], bool]:
         """What memory holds for the query, and whether memory could be checked at all: a
@@ -127,24 +207,25 @@ class MainSession:
         system: list[TextBlock],
         messages: list[ModelMessage],
         keys: CallKeys,
-    ) -> str:
-        """The model's answer in words; empty when it gave none."""
-        reply: Reply | None = None
+    ) -> Reply:
+        """The model's last reply, once it answers in words. The conversation only grows
+        during the turn (the model's thinking goes back with its tool calls), and the last
+        round keeps the tools offered but asks for words."""
         for round_number in range(MAX_TOOL_ROUNDS + 1):
-            tools = MAIN_TOOLS if round_number < MAX_TOOL_ROUNDS else ()
             reply = await self._model.reply(
                 tier="main",
                 system=system,
                 messages=messages,
-                tools=tools,
+                tools=MAIN_TOOLS,
                 person=conversation.person,
+                tool_choice="auto" if round_number < MAX_TOOL_ROUNDS else "none",
             )
             if not reply.tool_calls:
-                break
+                return reply
             results = await self._actions.run_all(conversation, identity, reply.tool_calls, keys)
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply.content},
                 {"role": "user", "content": results},
             ]
-        return reply.text.strip() if reply else ""
+        return reply

@@ -13,6 +13,7 @@ import logging
 from opentelemetry import trace
 from opentelemetry.context import Context
 
+from violet.fallbacks import fallback
 from violet.faults import fault_point
 from violet.language import detect, phrase
 from violet.models import (
@@ -21,9 +22,11 @@ from violet.models import (
     ModelClient,
     ModelError,
     ModelMessage,
+    ModelRefused,
     TextBlock,
     ToolCall,
     ToolResultBlock,
+    without_thinking,
 )
 from violet.models import tools as t
 from violet.models.cache import cached_system, cached_through_last
@@ -57,6 +60,13 @@ GAVE_UP = {
     "seule demande. Pouvez-vous la faire par parties ?",
     "de": "Das konnte ich nicht fertigstellen: Es ist mehr Arbeit, als ich für eine Anfrage "
     "tun kann. Können Sie es in Teilen anfragen?",
+}
+DECLINED = {
+    "en": "I can't help with this one, so I left it.",
+    "pt": "Não posso ajudar com isto, por isso deixei como estava.",
+    "es": "No puedo ayudar con esto, así que lo he dejado.",
+    "fr": "Je ne peux pas aider pour cela, alors je l'ai laissé.",
+    "de": "Dabei kann ich nicht helfen, deshalb habe ich es gelassen.",
 }
 FINISHED = {
     "en": "That's finished.",
@@ -126,6 +136,16 @@ def window(messages: list[ModelMessage], requests: int) -> tuple[list[ModelMessa
     if len(starts) <= requests:
         return messages, 0
     return messages[starts[-requests] :], len(starts) - requests
+
+
+def thinking_of_this_request(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """The messages with the thinking of earlier requests left out. A thinking block is bound
+    to everything before it, and what comes before changes between requests (the window moves,
+    the system prompt names what it left out); within a request nothing before it changes, so
+    the request's own tool loop keeps its thinking, as the API requires."""
+    starts = [i for i, message in enumerate(messages) if is_request(message)]
+    current = starts[-1] if starts else 0
+    return [*without_thinking(messages[:current]), *messages[current:]]
 
 
 def _result_block(call: ToolCall, stored: HeldResult) -> ContentBlock:
@@ -199,18 +219,25 @@ class WorkAgent:
             reply = await self._model.reply(
                 tier="work",
                 system=await self._system(work_session, left_out),
-                messages=cached_through_last(messages),
+                messages=cached_through_last(thinking_of_this_request(messages)),
                 tools=t.WORK_TOOLS,
                 person=work_session.person,
             )
+        except ModelRefused as refused:
+            fallback("refusal", str(refused), category=refused.category or "")
+            declined = phrase(DECLINED, await self._language(work_session))
+            await self._finish(work_session, request, declined, [_assistant(declined)])
+            return
         except ModelError as error:
-            log.warning("the work model failed", extra={"error": str(error)})
+            fallback("work_failed", str(error))
             failed = phrase(MODEL_FAILED, await self._language(work_session))
             await self._finish(work_session, request, failed, [_assistant(failed)])
             return
         if reply.tool_calls:
             await self._store.steps.record_reply(work_session, request, reply.content)
             return
+        if reply.stop_reason == "max_tokens":
+            fallback("answer_cut", "a work report stopped at its length limit")
         outcome = reply.text.strip() or phrase(FINISHED, await self._language(work_session))
         await self._finish(work_session, request, outcome, [_assistant(outcome)])
 

@@ -28,6 +28,7 @@ from violet.models import (
     Tier,
     Tool,
     ToolCall,
+    ToolChoice,
     Usage,
     UsageLedger,
 )
@@ -90,6 +91,7 @@ class FakeModel:
         messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         self.calls.append(REPLY)
         self.conversations.append(messages)
@@ -98,7 +100,12 @@ class FakeModel:
         if self._scripted:
             return self._scripted.popleft()
         return await self._offline.reply(
-            tier=tier, system=system, messages=messages, tools=tools, person=person
+            tier=tier,
+            system=system,
+            messages=messages,
+            tools=tools,
+            person=person,
+            tool_choice=tool_choice,
         )
 
     async def structured(

@@ -2,8 +2,15 @@
 
 from violet.models.accounting import LEDGER, UsageLedger, UsageTotals
 from violet.models.anthropic_client import AnthropicModelClient
-from violet.models.base import ModelClient, Reply, System, Tier, Tool, ToolCall, Usage
-from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
+from violet.models.base import ModelClient, Reply, System, Tier, Tool, ToolCall, ToolChoice, Usage
+from violet.models.errors import (
+    ModelContextFull,
+    ModelError,
+    ModelOutputInvalid,
+    ModelRefused,
+    ModelRejected,
+    ModelUnavailable,
+)
 from violet.models.factory import (
     DEFAULT_FAST_MODEL,
     DEFAULT_MAIN_MODEL,
@@ -15,8 +22,10 @@ from violet.models.messages import (
     JsonObject,
     ModelMessage,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    without_thinking,
 )
 from violet.models.offline import OFFLINE_MODEL, OfflineModelClient
 from violet.models.retry import Backoff
@@ -42,9 +51,11 @@ __all__ = [
     "Fold",
     "JsonObject",
     "ModelClient",
+    "ModelContextFull",
     "ModelError",
     "ModelMessage",
     "ModelOutputInvalid",
+    "ModelRefused",
     "ModelRejected",
     "ModelUnavailable",
     "OfflineModelClient",
@@ -53,9 +64,11 @@ __all__ = [
     "Reply",
     "System",
     "TextBlock",
+    "ThinkingBlock",
     "Tier",
     "Tool",
     "ToolCall",
+    "ToolChoice",
     "ToolResultBlock",
     "ToolUseBlock",
     "Usage",
@@ -66,4 +79,5 @@ __all__ = [
     "model_client_for",
     "origin",
     "pick",
+    "without_thinking",
 ]

@@ -110,6 +110,7 @@ class CallRecord:
     """Filled in while a call runs; written to the span, the ledger and the counters at its end."""
 
     span: Span
+    call: str
     model: str
     started: float
     attempts: int = 0
@@ -128,7 +129,9 @@ class CallRecord:
         content: list[ContentBlock],
         response_id: str | None = None,
     ) -> None:
-        self.usage = usage
+        """One request of the call answered; a call that took several requests (a paused or
+        cut answer continued) adds their usage up."""
+        self.usage = usage if self.usage is None else self.usage.plus(usage)
         self.finish_reason = finish_reason
         self.response_id = response_id
         if trace_content():
@@ -178,7 +181,7 @@ def model_call(
         record_exception=False,
         set_status_on_exception=False,
     ) as span:
-        record = CallRecord(span=span, model=model, started=started)
+        record = CallRecord(span=span, call=call, model=model, started=started)
         error: BaseException | None = None
         try:
             yield record

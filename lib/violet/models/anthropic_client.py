@@ -1,11 +1,13 @@
-"""The model interface on the `anthropic` SDK: the main model (streamed) for conversations, the
-fast model for strict structured calls, with our own retries and accounting."""
+"""The model interface on the `anthropic` SDK, valid for the 5.5 models as documented
+(`docs/model-rules.md`): adaptive thinking with an effort per kind of call, structured answers
+through `output_config.format`, conversations streamed, every stop reason handled, retries as
+the service asks in one loop here (the SDK's own are off), and every call accounted."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from functools import partial
+import time
+from collections.abc import Sequence
 from typing import Any, cast
 
 import anthropic
@@ -13,6 +15,8 @@ import httpx2
 from anthropic.types import ContentBlock as AnswerBlock
 from anthropic.types import Message
 
+from violet.fallbacks import fallback
+from violet.metrics import MODEL_RETRIES
 from violet.models.accounting import (
     LEDGER,
     CallRecord,
@@ -20,39 +24,58 @@ from violet.models.accounting import (
     model_call,
     opaque_user_id,
 )
-from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
-from violet.models.errors import ModelError, ModelOutputInvalid, ModelRejected, ModelUnavailable
+from violet.models.base import Reply, System, Tier, Tool, ToolChoice, Usage, reply_from_blocks
+from violet.models.errors import (
+    ModelContextFull,
+    ModelError,
+    ModelOutputInvalid,
+    ModelRefused,
+    ModelRejected,
+    ModelUnavailable,
+)
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage
+from violet.models.policy import MAX_OUTPUT_TOKENS, POLICIES, CallKind, CallPolicy
 from violet.models.retry import Backoff, is_retried, retry_after_s
-from violet.models.validation import structured_input
+from violet.models.validation import structured_answer
 
-MAIN_MAX_TOKENS = 4096
-STRUCTURED_MAX_TOKENS = 2048
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+ADAPTIVE: JsonObject = {"type": "adaptive"}
+# A paused turn (a long server-side loop) is sent back to go on; a bound keeps it finite.
+MAX_PAUSES = 3
+# A reply cut at its length limit is asked to go on from where it stopped, this many times.
+MAX_CONTINUATIONS = 2
+CONTINUE = (
+    "Your answer was cut off at its length limit. Continue it exactly where it stopped, "
+    "without repeating anything."
+)
 
 
 def tool_param(tool: Tool) -> JsonObject:
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
 
 
-def strict_tool_param(name: str, description: str, schema: JsonObject) -> JsonObject:
-    """A strict tool. The wire schema keeps only what strict mode accepts (constraints such as
-    maxLength move into descriptions); the full schema is enforced when the answer returns."""
-    return {
-        "name": name,
-        "description": description,
-        "input_schema": anthropic.transform_schema(schema),
-        "strict": True,
-    }
-
-
-def block_dict(block: AnswerBlock) -> ContentBlock:
-    """An answer block as the dict to send back in the next request. A block of another kind
-    (none is asked for) goes back as the API wrote it."""
+def block_dict(block: AnswerBlock) -> ContentBlock | None:
+    """An answer block as the dict to send back in the next request, or None for an empty text
+    block (the API refuses those). Thinking blocks go back exactly as they came."""
     if block.type == "text":
-        return {"type": "text", "text": block.text}
+        return {"type": "text", "text": block.text} if block.text.strip() else None
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if block.type == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     return cast(ContentBlock, block.to_dict(mode="json", exclude_none=True))
+
+
+def blocks_of(message: Message) -> list[ContentBlock]:
+    return [made for made in map(block_dict, message.content) if made is not None]
+
+
+def is_cut(content: list[ContentBlock]) -> bool:
+    """Whether a reply stopped at its limit holds nothing to keep: a tool call (whose input may
+    be cut, so it is never run) or no words at all."""
+    has_call = any(b["type"] == "tool_use" for b in content)
+    has_words = any(b["type"] == "text" for b in content)
+    return has_call or not has_words
 
 
 class AnthropicModelClient:
@@ -63,17 +86,14 @@ class AnthropicModelClient:
         base_url: str | None,
         main_model: str,
         fast_model: str,
-        timeout_s: float = 60,
-        max_retries: int = 4,
+        policies: dict[CallKind, CallPolicy] | None = None,
         backoff: Backoff | None = None,
         ledger: UsageLedger | None = None,
-        main_max_tokens: int = MAIN_MAX_TOKENS,
     ) -> None:
-        # Our span covers a call with all its retries; the SDK's own would count it twice.
+        # An empty address is no address: the SDK would read an empty one from the environment.
         self._sdk = anthropic.AsyncAnthropic(
             api_key=api_key,
-            base_url=base_url or None,
-            timeout=timeout_s,
+            base_url=base_url or DEFAULT_BASE_URL,
             max_retries=0,
             open_telemetry=False,
         )
@@ -81,11 +101,9 @@ class AnthropicModelClient:
         self._server = (url.host, url.port or (443 if url.scheme == "https" else 80))
         self.main_model = main_model
         self.fast_model = fast_model
-        self.timeout_s = timeout_s
-        self.max_retries = max_retries
+        self.policies = dict(policies or POLICIES)
         self.backoff = backoff or Backoff()
         self.ledger = ledger or LEDGER
-        self.main_max_tokens = main_max_tokens
 
     async def reply(
         self,
@@ -95,66 +113,193 @@ class AnthropicModelClient:
         messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
-        params: dict[str, Any] = {
-            "model": self.main_model,
-            "max_tokens": self.main_max_tokens,
-            "messages": messages,
-            "metadata": {"user_id": opaque_user_id(person)},
-        }
+        policy = self.policies[tier]
+        params = self._params(self.main_model, policy, messages, person)
         if system:
             params["system"] = system
         if tools:
             params["tools"] = [tool_param(tool) for tool in tools]
-        stream = tier == "main"
-        with model_call(
-            ledger=self.ledger,
-            person=person,
-            call=f"reply.{tier}",
-            model=self.main_model,
-            system=system,
-            messages=messages,
-            max_tokens=self.main_max_tokens,
-            server=self._server,
+            params["tool_choice"] = {"type": tool_choice}
+        with self._call(
+            person, f"reply.{tier}", self.main_model, system, messages, policy
         ) as record:
-            message = await self._send(record, params, stream=stream)
-            content = [block_dict(block) for block in message.content]
-            usage = self._account(record, message, content)
-        return reply_from_blocks(content, message.stop_reason or "end_turn", usage)
+            message = await self._send(record, params, policy)
+            content, stop = await self._resume_paused(record, params, policy, message)
+            if stop == "max_tokens" and is_cut(content):
+                # All the room went to thinking or to a tool call: once more with twice the room.
+                params["max_tokens"] = min(2 * params["max_tokens"], MAX_OUTPUT_TOKENS)
+                message = await self._send(record, params, policy)
+                content, stop = await self._resume_paused(record, params, policy, message)
+                if stop == "max_tokens" and is_cut(content):
+                    raise ModelOutputInvalid("The answer was cut off before it said anything.")
+            if stop == "max_tokens":
+                content, stop = await self._continue(record, params, policy, content)
+            return reply_from_blocks(content, stop, cast(Usage, record.usage))
 
     async def structured(
         self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
     ) -> JsonObject:
+        policy = self.policies["structured"]
         messages: list[ModelMessage] = [{"role": "user", "content": prompt}]
-        params: dict[str, Any] = {
-            "model": self.fast_model,
-            "max_tokens": STRUCTURED_MAX_TOKENS,
-            "messages": messages,
-            "tools": [strict_tool_param(name, description, schema)],
-            "tool_choice": {"type": "tool", "name": name},
-            "metadata": {"user_id": opaque_user_id(person)},
+        params = self._params(self.fast_model, policy, messages, person)
+        params["system"] = description
+        params["output_config"]["format"] = {
+            "type": "json_schema",
+            "schema": anthropic.transform_schema(schema),
         }
-        with model_call(
-            ledger=self.ledger,
-            person=person,
-            call=f"structured.{name}",
-            model=self.fast_model,
-            system=None,
-            messages=messages,
-            max_tokens=STRUCTURED_MAX_TOKENS,
-            server=self._server,
-        ) as record:
-            message = await self._send(record, params, stream=False)
-            content = [block_dict(block) for block in message.content]
-            self._account(record, message, content)
-            if message.stop_reason == "max_tokens":
-                raise ModelOutputInvalid(f'The answer to "{name}" was cut off.')
-            return structured_input(name, schema, content)
+        call = f"structured.{name}"
+        with self._call(person, call, self.fast_model, description, messages, policy) as record:
+            try:
+                message = await self._structured_answer(record, params, policy)
+            except ModelRefused as refused:
+                # The fast model has no fallback of its own; the main model reads the same.
+                fallback("refusal_on_main_model", str(refused), call=call)
+                params["model"] = self.main_model
+                message = await self._structured_answer(record, params, policy)
+            return structured_answer(name, schema, blocks_of(message))
 
     async def aclose(self) -> None:
         await self._sdk.close()
 
-    def _account(self, record: CallRecord, message: Message, content: list[ContentBlock]) -> Usage:
+    # --- one call ------------------------------------------------------------------------
+
+    def _params(
+        self, model: str, policy: CallPolicy, messages: list[ModelMessage], person: str
+    ) -> dict[str, Any]:
+        return {
+            "model": model,
+            "max_tokens": policy.max_tokens,
+            "messages": messages,
+            "thinking": dict(ADAPTIVE),
+            "output_config": {"effort": policy.effort},
+            "metadata": {"user_id": opaque_user_id(person)},
+        }
+
+    def _call(
+        self,
+        person: str,
+        call: str,
+        model: str,
+        system: System | None,
+        messages: list[ModelMessage],
+        policy: CallPolicy,
+    ) -> Any:
+        return model_call(
+            ledger=self.ledger,
+            person=person,
+            call=call,
+            model=model,
+            system=system,
+            messages=messages,
+            max_tokens=policy.max_tokens,
+            server=self._server,
+        )
+
+    async def _structured_answer(
+        self, record: CallRecord, params: dict[str, Any], policy: CallPolicy
+    ) -> Message:
+        message = await self._send(record, params, policy)
+        if message.stop_reason == "max_tokens":
+            params = {**params, "max_tokens": min(2 * params["max_tokens"], MAX_OUTPUT_TOKENS)}
+            message = await self._send(record, params, policy)
+            if message.stop_reason == "max_tokens":
+                raise ModelOutputInvalid("The structured answer was cut off at its length limit.")
+        return message
+
+    async def _resume_paused(
+        self, record: CallRecord, params: dict[str, Any], policy: CallPolicy, message: Message
+    ) -> tuple[list[ContentBlock], str]:
+        """The whole answer of a turn the API paused, sent back as it is to go on."""
+        content, stop = blocks_of(message), message.stop_reason or "end_turn"
+        for _ in range(MAX_PAUSES):
+            if stop != "pause_turn":
+                break
+            resumed = {**params, "messages": [*params["messages"], _assistant(content)]}
+            message = await self._send(record, resumed, policy)
+            content, stop = [*content, *blocks_of(message)], message.stop_reason or "end_turn"
+        if stop == "pause_turn":
+            raise ModelUnavailable("The answer stayed paused after every continuation.")
+        return content, stop
+
+    async def _continue(
+        self,
+        record: CallRecord,
+        params: dict[str, Any],
+        policy: CallPolicy,
+        content: list[ContentBlock],
+    ) -> tuple[list[ContentBlock], str]:
+        """A reply in words cut at its length limit, asked to go on in words; the text of every
+        part together, and the last part's stop reason ("max_tokens" if it never finished)."""
+        words = [b["text"] for b in content if b["type"] == "text"]
+        messages, stop = list(params["messages"]), "max_tokens"
+        for _ in range(MAX_CONTINUATIONS):
+            messages += [_assistant(content), {"role": "user", "content": CONTINUE}]
+            more = {**params, "messages": messages}
+            if "tools" in more:
+                more["tool_choice"] = {"type": "none"}
+            message = await self._send(record, more, policy)
+            content, stop = blocks_of(message), message.stop_reason or "end_turn"
+            words += [b["text"] for b in content if b["type"] == "text"]
+            if stop != "max_tokens":
+                break
+        return [{"type": "text", "text": "".join(words)}], stop
+
+    # --- one request, with its retries -----------------------------------------------------
+
+    async def _send(
+        self, record: CallRecord, params: dict[str, Any], policy: CallPolicy
+    ) -> Message:
+        """One answer, tried again as the service asks within the policy's budget; refusals
+        and a full context raise here, so no caller reads an answer that is not one."""
+        started = time.monotonic()
+        tries = 0
+        while True:
+            tries += 1
+            record.attempts += 1
+            try:
+                async with asyncio.timeout(policy.attempt_s):
+                    message = await self._request(params, policy)
+            except (anthropic.AnthropicError, httpx2.TransportError, TimeoutError) as error:
+                wait = self._wait_before_retry(error, tries, policy, started)
+                if wait is None:
+                    raise self._failure(error, tries, policy) from error
+                MODEL_RETRIES.add(1, {"violet.model.call": record.call, "error.type": _kind(error)})
+                await asyncio.sleep(wait)
+                continue
+            self._account(record, message)
+            return _checked(message, tries)
+
+    def _wait_before_retry(
+        self, error: Exception, tries: int, policy: CallPolicy, started: float
+    ) -> float | None:
+        """How long to wait before the next try; None when there is none to make."""
+        if not is_retried(error):
+            return None
+        wait = self.backoff.delay(tries - 1, retry_after_s(error))
+        spent = time.monotonic() - started
+        if tries >= policy.attempts or spent + wait >= policy.budget_s:
+            fallback(
+                "retry_budget_spent",
+                f"{_kind(error)} after {tries} tries in {spent:.1f} s, next wait {wait:.1f} s",
+            )
+            return None
+        return wait
+
+    async def _request(self, params: dict[str, Any], policy: CallPolicy) -> Message:
+        timeout = httpx2.Timeout(policy.attempt_s, connect=5.0, read=policy.idle_s)
+        if not policy.stream:
+            return await self._sdk.messages.create(**params, timeout=timeout)
+        async with self._sdk.messages.stream(**params, timeout=timeout) as stream:
+            try:
+                return await stream.get_final_message()
+            except ValueError as error:
+                # the stream helper raises a bare ValueError on tool input that is not JSON
+                malformed = "The streamed answer held malformed tool input."
+                raise ModelOutputInvalid(malformed) from error
+
+    def _account(self, record: CallRecord, message: Message) -> None:
         usage = Usage(
             model=message.model,
             input_tokens=message.usage.input_tokens,
@@ -166,43 +311,16 @@ class AnthropicModelClient:
         record.answered(
             usage,
             finish_reason=message.stop_reason or "",
-            content=content,
+            content=blocks_of(message),
             response_id=message.id,
         )
-        return usage
 
-    async def _send(self, record: CallRecord, params: JsonObject, *, stream: bool) -> Message:
-        request: Callable[[], Awaitable[Message]]
-        if stream:
-            request = partial(self._streamed, params)
-        else:
-            request = partial(self._sdk.messages.create, **params)
-        attempts = 0
-        while True:
-            attempts += 1
-            record.attempts = attempts
-            try:
-                return await request()
-            except (anthropic.AnthropicError, httpx2.TransportError) as error:
-                if attempts > self.max_retries or not is_retried(error):
-                    raise self._failure(error, attempts) from error
-                await asyncio.sleep(self.backoff.delay(attempts - 1, retry_after_s(error)))
-
-    async def _streamed(self, params: JsonObject) -> Message:
-        async with self._sdk.messages.stream(**params) as stream:
-            try:
-                return await stream.get_final_message()
-            except ValueError as error:
-                # the stream helper raises a bare ValueError on tool input that is not JSON
-                malformed = "The streamed answer held malformed tool input."
-                raise ModelOutputInvalid(malformed) from error
-
-    def _failure(self, error: Exception, attempts: int) -> ModelError:
+    def _failure(self, error: Exception, attempts: int, policy: CallPolicy) -> ModelError:
         status = getattr(error, "status_code", None)
         tries = f"gave up after {attempts} {'try' if attempts == 1 else 'tries'}"
-        if isinstance(error, anthropic.APITimeoutError | httpx2.TimeoutException):
+        if isinstance(error, anthropic.APITimeoutError | httpx2.TimeoutException | TimeoutError):
             return ModelUnavailable(
-                f"The answering service did not answer within {self.timeout_s:g} s; {tries}.",
+                f"The answering service did not answer within {policy.attempt_s:g} s; {tries}.",
                 attempts=attempts,
             )
         if isinstance(error, anthropic.APIConnectionError | httpx2.TransportError):
@@ -210,11 +328,10 @@ class AnthropicModelClient:
                 f"The answering service could not be reached; {tries}.", attempts=attempts
             )
         if isinstance(error, anthropic.APIStatusError):
-            detail = error.api_message or error.type or "no detail"
+            detail = error.message if error.message else (error.type or "no detail")
             if is_retried(error):
                 return ModelUnavailable(
-                    f"The answering service is overloaded or failing (HTTP {status}: {detail}); "
-                    f"{tries}.",
+                    f"The answering service is busy or failing (HTTP {status}: {detail}); {tries}.",
                     attempts=attempts,
                     status_code=status,
                 )
@@ -223,10 +340,29 @@ class AnthropicModelClient:
                 attempts=attempts,
                 status_code=status,
             )
-        if isinstance(error, anthropic.APIResponseValidationError):
-            return ModelOutputInvalid(
-                "The answering service sent a response of an unexpected shape.",
-                attempts=attempts,
-                status_code=status,
-            )
         return ModelError(f"The call to the answering service failed: {error}", attempts=attempts)
+
+
+def _assistant(content: list[ContentBlock]) -> ModelMessage:
+    return {"role": "assistant", "content": content}
+
+
+def _kind(error: Exception) -> str:
+    kind = getattr(error, "type", None)
+    return kind if isinstance(kind, str) and kind else type(error).__name__
+
+
+def _checked(message: Message, attempts: int) -> Message:
+    if message.stop_reason == "refusal":
+        details = message.stop_details
+        category = details.category if details is not None else None
+        raise ModelRefused(
+            f"The model declined to answer ({category or 'no reason given'}).",
+            category=category,
+            attempts=attempts,
+        )
+    if message.stop_reason == "model_context_window_exceeded":
+        raise ModelContextFull(
+            "The conversation filled the model's context window.", attempts=attempts
+        )
+    return message

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from violet.models.accounting import UsageLedger
 
 Tier = Literal["main", "work"]
+ToolChoice = Literal["auto", "none"]
 System = str | list[TextBlock]
 
 
@@ -54,6 +55,17 @@ class Usage:
     def prompt_tokens(self) -> int:
         return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
 
+    def plus(self, other: Usage) -> Usage:
+        """Both requests' tokens together, as one call's (the later request's model)."""
+        return Usage(
+            model=other.model,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            latency_s=other.latency_s,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+        )
+
 
 @dataclass
 class Reply:
@@ -77,15 +89,21 @@ class ModelClient(Protocol):
         messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
-        """The next assistant turn of a conversation (main session or work session)."""
+        """The next assistant turn of a conversation (main session or work session). With
+        `tool_choice="none"` the tools stay offered (a conversation that holds tool calls
+        needs them) but the answer is in words. Raises `ModelRefused` when the model declines
+        and `ModelContextFull` when the conversation no longer fits; an answer cut at its
+        length limit comes back with `stop_reason="max_tokens"` and no tool calls."""
         ...
 
     async def structured(
         self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
     ) -> JsonObject:
-        """A forced call of the tool `name` on the fast model; its input, validated against
-        `schema`. Raises `ModelOutputInvalid` when it does not fit."""
+        """The fast model's JSON answer named `name` (`description` says what it is),
+        validated against `schema`. Raises `ModelOutputInvalid` when it does not fit and
+        `ModelRefused` when the models decline."""
         ...
 
     async def aclose(self) -> None:

@@ -35,12 +35,16 @@ def _as_blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:
 
 def cached_through_last(messages: list[ModelMessage]) -> list[ModelMessage]:
     """A copy of `messages` with a breakpoint on the last block of the last message: the next
-    call, which starts with all of these, reads them from the cache."""
+    call, which starts with all of these, reads them from the cache. (A thinking block cannot
+    carry one; no conversation ends in one, as each ends with a user turn.)"""
     if not messages:
         return []
     *earlier, last = messages
     blocks = _as_blocks(last["content"])
-    blocks[-1]["cache_control"] = EPHEMERAL.copy()
+    marked = blocks[-1]
+    if marked["type"] == "thinking" or marked["type"] == "redacted_thinking":
+        raise ValueError("a conversation sent to the model ends with a user turn")
+    marked["cache_control"] = EPHEMERAL.copy()
     return [*earlier, {**last, "content": blocks}]
 
 

@@ -24,3 +24,16 @@ class ModelRejected(ModelError):
 class ModelOutputInvalid(ModelError):
     """The answer did not have the required shape, for example a structured answer that does
     not fit its schema. It is never repaired by guessing."""
+
+
+class ModelRefused(ModelError):
+    """The model declined to answer (`stop_reason: refusal`). `category` is the API's reason
+    (`cyber`, `bio`, ...) when it gave one. Asking the same model again usually gets the same."""
+
+    def __init__(self, message: str, *, category: str | None = None, attempts: int = 1) -> None:
+        super().__init__(message, attempts=attempts)
+        self.category = category
+
+
+class ModelContextFull(ModelError):
+    """The conversation filled the model's context window before the answer was complete."""

@@ -6,6 +6,7 @@ from violet.models.accounting import UsageLedger
 from violet.models.anthropic_client import AnthropicModelClient
 from violet.models.base import ModelClient
 from violet.models.offline import OfflineModelClient
+from violet.models.policy import POLICIES
 from violet.models.retry import Backoff
 from violet.settings import CommonSettings
 
@@ -19,22 +20,28 @@ def make_model_client(
     base_url: str | None,
     main_model: str,
     fast_model: str,
-    timeout_s: float = 60,
-    max_retries: int = 4,
+    timeout_s: float | None = None,
+    max_retries: int | None = None,
     backoff_base_s: float = 0.5,
     backoff_max_s: float = 8.0,
     ledger: UsageLedger | None = None,
 ) -> ModelClient:
-    """An empty model name means the default; an empty key means offline."""
+    """An empty model name means the default; an empty key means offline. `timeout_s` and
+    `max_retries` shorten every kind of call's policy (`violet.models.policy`), for tests and
+    checks that must not wait as long as a person's turn may."""
     if not api_key:
         return OfflineModelClient(ledger=ledger)
+    attempts = None if max_retries is None else max_retries + 1
+    policies = {
+        kind: policy.with_limits(attempt_s=timeout_s, attempts=attempts)
+        for kind, policy in POLICIES.items()
+    }
     return AnthropicModelClient(
         api_key=api_key,
         base_url=base_url or None,
         main_model=main_model or DEFAULT_MAIN_MODEL,
         fast_model=fast_model or DEFAULT_FAST_MODEL,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
+        policies=policies,
         backoff=Backoff(base_s=backoff_base_s, max_s=backoff_max_s),
         ledger=ledger,
     )

@@ -1,4 +1,5 @@
-"""The Messages API structures as typed dicts: messages, content blocks, tool use and results.
+"""The Messages API structures as typed dicts: messages, content blocks, tool use and results,
+thinking.
 
 They stay dicts because they travel as JSON as they are: to the model, into the stores, back. A
 block of a kind not listed here (none is asked for) passes through the clients unchanged.
@@ -41,7 +42,22 @@ class ToolResultBlock(TypedDict):
     cache_control: NotRequired[CacheControl]
 
 
-ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock
+class ThinkingBlock(TypedDict):
+    """The model's reasoning, sent back exactly as it came: `thinking` is empty when the API
+    omits its text; `signature` binds it to everything that came before it."""
+
+    type: Literal["thinking"]
+    thinking: str
+    signature: str
+
+
+class RedactedThinkingBlock(TypedDict):
+    type: Literal["redacted_thinking"]
+    data: str
+
+
+ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock
+THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 
 
 class ModelMessage(TypedDict):
@@ -49,3 +65,16 @@ class ModelMessage(TypedDict):
 
     role: Role
     content: str | list[ContentBlock]
+
+
+def without_thinking(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """The messages with their thinking blocks left out. An earlier turn's reasoning may be
+    omitted, and must be once anything before it has changed: a thinking block is bound to the
+    exact prefix that produced it."""
+    kept: list[ModelMessage] = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, list) and any(b["type"] in THINKING_TYPES for b in content):
+            content = [b for b in content if b["type"] not in THINKING_TYPES]
+        kept.append({**message, "content": content})
+    return kept

@@ -8,14 +8,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from violet.models.accounting import LEDGER, CallRecord, UsageLedger, model_call
-from violet.models.base import Reply, System, Tier, Tool, Usage, reply_from_blocks
+from violet.models.base import Reply, System, Tier, Tool, ToolChoice, Usage, reply_from_blocks
 from violet.models.cache import system_text
 from violet.models.errors import ModelRejected
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage
 from violet.models.offline_rules import respond
 from violet.models.offline_structured import structured_answer
 from violet.models.offline_text import estimate_tokens
-from violet.models.validation import structured_input
+from violet.models.validation import structured_answer as checked_answer
 
 OFFLINE_MODEL = "offline"
 
@@ -55,9 +55,10 @@ class OfflineModelClient:
         messages: list[ModelMessage],
         tools: Sequence[Tool],
         person: str,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         with self._call(person, f"reply.{tier}", system, messages) as record:
-            offered = {tool.name for tool in tools}
+            offered = {tool.name for tool in tools} if tool_choice == "auto" else set()
             instructions = system_text(system)
             content = respond(tier=tier, system=instructions, messages=messages, offered=offered)
             calls_tools = any(block["type"] == "tool_use" for block in content)
@@ -79,12 +80,10 @@ class OfflineModelClient:
                 raise ModelRejected(
                     f'The offline stand-in cannot read the input of "{name}".'
                 ) from error
-            content: list[ContentBlock] = [
-                {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": answer}
-            ]
+            content: list[ContentBlock] = [{"type": "text", "text": json.dumps(answer)}]
             usage = self._usage(prompt, content, record.elapsed_s())
-            record.answered(usage, finish_reason="tool_use", content=content)
-            return structured_input(name, schema, content)
+            record.answered(usage, finish_reason="end_turn", content=content)
+            return checked_answer(name, schema, content)
 
     async def aclose(self) -> None:
         return None

@@ -1,8 +1,8 @@
 """The strict structured calls on the fast model: the fold, the routing pick, the memory origin.
 
-Each is one forced tool call with a strict schema built for its inputs. The prompt ends with the
-inputs as JSON between `<input>` and `</input>` lines, which both a real model and the offline
-model read.
+Each is one structured answer (JSON that fits a strict schema built for its inputs). The prompt
+ends with the inputs as JSON between `<input>` and `</input>` lines, which both a real model and
+the offline model read.
 """
 
 from __future__ import annotations
@@ -84,10 +84,11 @@ def _promise_list(promises: list[str], description: str) -> JsonObject:
 
 def fold_schema(open_promises: list[str]) -> JsonObject:
     return strict_object(
+        # Not a hard limit in the schema: a longer summary is clipped (`clip`), not refused.
         summary={
             "type": "string",
-            "maxLength": SUMMARY_MAX_CHARS,
-            "description": "The new summary of the whole conversation so far.",
+            "description": "The new summary of the whole conversation so far, at most "
+            f"{SUMMARY_MAX_CHARS} characters.",
         },
         open_promises=_promise_list(open_promises, "The promises still open, verbatim."),
         kept=_promise_list(open_promises, "The promises the conversation shows as done."),
@@ -163,7 +164,20 @@ async def fold(
         prompt=with_input(FOLD_INSTRUCTIONS, data),
         person=person,
     )
-    return Fold(answer["summary"], list(answer["open_promises"]), list(answer["kept"]))
+    summary = clip(answer["summary"], SUMMARY_MAX_CHARS)
+    return Fold(summary, list(answer["open_promises"]), list(answer["kept"]))
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters: at its last sentence end within them, else at
+    its last word, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    sentence_end = max(head.rfind(mark) for mark in (". ", "! ", "? "))
+    if sentence_end > limit // 2:
+        return head[: sentence_end + 1]
+    return (head.rsplit(" ", 1)[0] or head).rstrip(" ,;:") + "…"
 
 
 async def pick(

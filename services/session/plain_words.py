@@ -1,0 +1,124 @@
+"""What reaches the person is checked in code: Violet's own text never carries how she works.
+
+A model may write what its context showed it: the ids the stack issues (promise and approval
+ids in Open items, the API's tool-call ids), a tool's name, or an internal word (CONTRACTS
+section 4: route, router, candidate, card, work session, tool, fold, summary, pinned). Before an
+answer is stored, ids are removed, tool names become the plain words for what they do, and each
+internal word becomes an everyday one ("card" reads "note", "summary" reads "recap"). The words
+are replaced wherever they stand, also in their everyday sense: the contract allows none of them
+on a device, and a plain synonym keeps a sentence readable where dropping it would not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from violet.metrics import ANSWERS_MENDED
+from violet.models import tools as t
+
+# Ids the stack issues or the model API hands out, in whatever case a model writes them.
+ISSUED_ID = re.compile(
+    r"\b(?:(?:c|m|t|ap)_[0-9a-f]{16}|(?:p|a|w)_[0-9a-f]{8}"
+    r"|(?:toolu|srvtoolu|msg|req)_[0-9a-z]{8,}"
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b",
+    re.IGNORECASE,
+)
+TOOL_WORDS = {
+    t.START_WORK: "my background work",
+    t.RECORD_PROMISE: "my notes",
+    t.KEEP_PROMISE: "my notes",
+    t.ANSWER_APPROVAL: "your answer",
+    t.FETCH_PAGE: "the page",
+    t.WEB_SEARCH: "a web search",
+    t.RUN_PYTHON: "a calculation",
+    t.WRITE_DOCUMENT: "a document",
+    t.READ_DOCUMENT: "your document",
+    t.LIST_DOCUMENTS: "your documents",
+    t.SEND_EMAIL: "the email",
+    t.ASK_WORK_SESSION: "my other work",
+}
+TOOL_NAME = re.compile(r"`?\b(" + "|".join(map(re.escape, TOOL_WORDS)) + r")\b`?", re.IGNORECASE)
+# Each internal word (singular and plural) and the everyday words that take its place.
+EVERYDAY = {
+    "work session": ("background work", "background work"),
+    "router": ("internet box", "internet boxes"),
+    "route": ("way", "ways"),
+    "candidate": ("option", "options"),
+    "card": ("note", "notes"),
+    "tool": ("helper", "helpers"),
+    "fold": ("tuck", "tucks"),
+    "summary": ("recap", "recaps"),
+    "pinned": ("kept at hand", "kept at hand"),
+}
+_PLURALS = {"summary": "summaries"}
+INTERNAL_WORD = re.compile(
+    r"\b("
+    + "|".join(
+        rf"{re.escape(word)}|{re.escape(_PLURALS.get(word, word + 's'))}" for word in EVERYDAY
+    )
+    + r")\b",
+    re.IGNORECASE,
+)
+_A_WORK_SESSION = re.compile(r"\ban?\s+(work session)\b", re.IGNORECASE)
+_EMPTY_BRACKETS = re.compile(r"\s*[(\[]\s*[)\]]")
+_SPACES = re.compile(r"[ \t]{2,}")
+_SPACE_BEFORE_MARK = re.compile(r"[ \t]+([.,;:!?])")
+
+
+@dataclass(frozen=True)
+class Mended:
+    text: str
+    changes: Counter[str]  # by kind: "id", "tool name", "internal word"
+
+
+def in_plain_words(text: str) -> Mended:
+    """`text` with nothing internal left in it, and what was changed."""
+    changes: Counter[str] = Counter()
+    text = _replace(ISSUED_ID, text, lambda _: "", changes, "id")
+    text = _replace(TOOL_NAME, text, lambda m: TOOL_WORDS[m.group(1).lower()], changes, "tool name")
+    # "a work session" reads "background work", so no article stands before it
+    text = _A_WORK_SESSION.sub(lambda m: _cased(m.group(1), like=m.group(0)), text)
+    text = _replace(INTERNAL_WORD, text, _everyday, changes, "internal word")
+    if changes:
+        text = _tidy(text)
+        for kind, count in changes.items():
+            ANSWERS_MENDED.add(count, {"violet.mended": kind})
+    return Mended(text, changes)
+
+
+def _replace(
+    pattern: re.Pattern[str],
+    text: str,
+    words: Callable[[re.Match[str]], str],
+    changes: Counter[str],
+    kind: str,
+) -> str:
+    mended, count = pattern.subn(words, text)
+    if count:
+        changes[kind] += count
+    return mended
+
+
+def _everyday(match: re.Match[str]) -> str:
+    said = match.group(1)
+    lower = said.lower()
+    singular = next(
+        (word for word in EVERYDAY if lower in (word, _PLURALS.get(word, word + "s"))), lower
+    )
+    one, many = EVERYDAY[singular]
+    return _cased(one if lower == singular else many, like=said)
+
+
+def _cased(words: str, like: str) -> str:
+    """`words`, capitalised when `like` is."""
+    return words[0].upper() + words[1:] if like[0].isupper() else words
+
+
+def _tidy(text: str) -> str:
+    """The spaces and brackets a removed id leaves behind."""
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = _SPACE_BEFORE_MARK.sub(r"\1", text)
+    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
