@@ -29,6 +29,12 @@ def main(argv: list[str] | None = None) -> None:
         help="who you are (default: your user name)",
     )
 
+    commands.add_parser(
+        "check-model",
+        help="a few small real calls: is the key accepted, are the models there, does each "
+        "kind of call work",
+    )
+
     evaluate = commands.add_parser("eval", help="measure routing or memory recall on a data file")
     evaluations = evaluate.add_subparsers(dest="what", required=True, metavar="WHAT")
     evaluations.add_parser("routing", help="routing cases (JSONL)").add_argument("file")
@@ -64,6 +70,10 @@ def main(argv: list[str] | None = None) -> None:
         from violet_cli.chat import chat as run_chat
 
         sys.exit(run_chat(args.url, args.person))
+    elif args.command == "check-model":
+        from violet_cli.check_model import check_model
+
+        sys.exit(check_model())
     elif args.command == "eval":
         _evaluate(args.what, args.file)
     elif args.command == "bench":

@@ -24,6 +24,8 @@ from violet.identity import issue_internal_token, issue_token
 from violet_cli.run import free_port, serving
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
+# Every stack started in this test session, so the suite can read what their services logged.
+STACKS: list[Stack] = []
 READY_TIMEOUT_S = 60.0
 
 # What is left to do while anything is: every one empty means nothing is left to answer, tell,
@@ -52,6 +54,7 @@ class Stack:
     model_api: MessagesAPIProcess | None = None
 
     def __post_init__(self) -> None:
+        STACKS.append(self)
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "logs").mkdir(exist_ok=True)
         if not self.ports:
@@ -189,6 +192,20 @@ class Stack:
     def log(self, name: str) -> str:
         path = self.home / "logs" / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+    def log_sizes(self) -> dict[Path, int]:
+        """How long each service's log is now: where to read on from."""
+        return {path: path.stat().st_size for path in (self.home / "logs").glob("*.log")}
+
+    def fallbacks_since(self, sizes: dict[Path, int]) -> list[str]:
+        """The fallback lines (`violet.fallbacks`) the services logged after `sizes`."""
+        found = []
+        for path in sorted((self.home / "logs").glob("*.log")):
+            with path.open("rb") as log:
+                log.seek(sizes.get(path, 0))
+                lines = log.read().decode(errors="replace").splitlines()
+            found += [f"{path.stem}: {line}" for line in lines if '"fallback":' in line]
+        return found
 
 
 @contextlib.contextmanager

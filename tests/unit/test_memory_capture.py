@@ -96,6 +96,7 @@ async def test_a_quote_that_is_not_in_the_message_is_dropped(settings: MemorySet
         assert await page_texts(memory, "ann") == []
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_failed_origin_call_keeps_the_turn_and_is_tried_again_later(
     settings: MemorySettings,
 ) -> None:

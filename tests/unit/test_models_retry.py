@@ -1,4 +1,4 @@
-"""Backoff: jittered, exponential, capped, and at least what the service asks for."""
+"""Backoff: jittered, exponential and capped, unless the service says how long to wait."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ def test_backoff_grows_with_jitter_and_stays_under_the_cap():
         assert len(waits) > 1
 
 
-def test_backoff_honours_retry_after_within_the_cap():
+def test_a_wait_the_service_asks_for_is_taken_as_it_is():
     backoff = Backoff(base_s=0.01, max_s=2.0)
-    assert backoff.delay(0, retry_after_s=1.5) == 1.5
-    assert backoff.delay(0, retry_after_s=60) == 2.0
+    assert backoff.delay(0, asked_s=1.5) == 1.5
+    assert backoff.delay(0, asked_s=60) == 60  # the call's budget decides whether to wait
+    assert backoff.delay(3, asked_s=0.0) == 0.0

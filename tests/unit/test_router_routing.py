@@ -170,6 +170,7 @@ async def test_another_persons_cards_are_never_candidates(harness: Harness) -> N
     assert "flights" not in {d.topic for d in await harness.router.decisions("ada", 10)}
 
 
+@pytest.mark.expects_fallbacks
 @pytest.mark.parametrize(
     "answer",
     [

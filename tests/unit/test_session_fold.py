@@ -19,6 +19,7 @@ from session.tables import conversations
 from session.turn_context import TurnContext, load_turn_context
 from session.window import Window
 from tests.support.fakes import FakeModel, session_tables
+from violet import fallbacks
 from violet.identity import service_identity
 from violet.models.structured import FOLD
 
@@ -98,11 +99,14 @@ async def test_the_fold_is_asked_for_only_once_the_live_messages_reach_the_windo
     assert "Line 1:" in await talk.summary()
 
 
+@pytest.mark.expects_fallbacks
 async def test_fold_failure_is_retried_after_next_turn(talk: Talk) -> None:
     await exchanges_until_the_window_is_full(talk)
     talk.model.failing.add(FOLD)
+    before = fallbacks.counts()
     assert await talk.exchange() == FoldResult(folded=False, failed=True)
     assert (await talk.live(), await talk.summary(), await talk.fold_failures()) == (WINDOW, "", 1)
+    assert fallbacks.counts() - before == {"fold_kept_summary": 1}
 
     talk.model.failing.clear()
     assert await talk.exchange() == FoldResult(folded=True)
@@ -112,6 +116,7 @@ async def test_fold_failure_is_retried_after_next_turn(talk: Talk) -> None:
     assert "Line 1:" in await talk.summary()
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_failed_fold_closes_no_promise_the_conversation_shows_kept(talk: Talk) -> None:
     promise = await talk.store.pins.add(talk.conversation.id, "promise", "check the cat's mat")
     await exchanges_until_the_window_is_full(talk)
@@ -120,6 +125,7 @@ async def test_a_failed_fold_closes_no_promise_the_conversation_shows_kept(talk:
     assert [pin.id for pin in await talk.store.pins.open(talk.conversation.id)] == [promise.id]
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_fold_failing_until_twice_the_window_rolls_over_keeping_the_summary(
     talk: Talk,
 ) -> None:

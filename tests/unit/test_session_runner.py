@@ -31,6 +31,7 @@ from tests.support.fakes import (
     FakePeers,
     session_tables,
 )
+from violet import fallbacks
 from violet.models import ToolCall
 from violet.models import tools as t
 from violet.models.structured import FOLD
@@ -99,12 +100,15 @@ async def test_each_message_is_answered_once_in_order_however_often_it_is_woken(
     assert await rig.store.transcript.next_unanswered(rig.conversation.id) is None
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_failing_main_model_still_answers_once_asking_to_say_it_again(rig: Rig) -> None:
     rig.model.failing.add(REPLY)
+    before = fallbacks.counts()
     await rig.say("Are you there?")
 
     assert answers(await rig.settled()) == [("d1", APOLOGY["en"])]
     assert rig.model.calls == [REPLY]
+    assert fallbacks.counts() - before == {"answer_failed": 1}
 
 
 async def test_a_tool_call_is_run_and_its_result_handed_back_before_the_answer(

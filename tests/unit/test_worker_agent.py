@@ -250,6 +250,7 @@ async def test_a_request_that_never_ends_is_given_up(rig: Rig) -> None:
     assert len(rig.model.seen) == 4
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None:
     rig.model.script = [ModelUnavailable("overloaded")]
     session = await rig.request("look up anything")
@@ -258,6 +259,7 @@ async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None
     assert session.messages[-1]["role"] == "assistant"
 
 
+@pytest.mark.expects_fallbacks
 @pytest.mark.parametrize(
     ("request_text", "language"),
     [

@@ -10,6 +10,7 @@ from violet.models.errors import (
     ModelRefused,
     ModelRejected,
     ModelUnavailable,
+    ModelUnreachable,
 )
 from violet.models.factory import (
     DEFAULT_FAST_MODEL,
@@ -58,6 +59,7 @@ __all__ = [
     "ModelRefused",
     "ModelRejected",
     "ModelUnavailable",
+    "ModelUnreachable",
     "OfflineModelClient",
     "OriginItem",
     "Pick",

@@ -32,6 +32,7 @@ from violet.models.errors import (
     ModelRefused,
     ModelRejected,
     ModelUnavailable,
+    ModelUnreachable,
 )
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage
 from violet.models.policy import MAX_OUTPUT_TOKENS, POLICIES, CallKind, CallPolicy
@@ -324,7 +325,7 @@ class AnthropicModelClient:
                 attempts=attempts,
             )
         if isinstance(error, anthropic.APIConnectionError | httpx2.TransportError):
-            return ModelUnavailable(
+            return ModelUnreachable(
                 f"The answering service could not be reached; {tries}.", attempts=attempts
             )
         if isinstance(error, anthropic.APIStatusError):

@@ -17,6 +17,10 @@ class ModelUnavailable(ModelError):
     """Overloaded, rate limited, timed out, unreachable or failing on its side, after retries."""
 
 
+class ModelUnreachable(ModelUnavailable):
+    """No connection to the API's address could be made at all."""
+
+
 class ModelRejected(ModelError):
     """The request itself was refused (a 4xx other than 429); sending it again would not help."""
 
