@@ -146,8 +146,8 @@ def local_stack(
         env.update(VIOLET_HOME=home, VIOLET_SAYS_PER_MINUTE="100000", VIOLET_SAY_BURST="1000")
         # The compiled sandbox interpreter outlives the stack: compiling it is not a turn's cost.
         env.update(VIOLET_SANDBOX_CACHE_DIR=str(SANDBOX_CACHE))
+        env.pop("ANTHROPIC_API_KEY", None)  # offline, unless `extra_env` says otherwise
         env.update(extra_env or {})
-        env.pop("ANTHROPIC_API_KEY", None)
         os.environ.update(env)
         settings = CommonSettings()
         secret = "bench-" + uuid.uuid4().hex + uuid.uuid4().hex
@@ -321,6 +321,13 @@ def _economy(data_dir: Path, out_dir: Path) -> Measured:
     return Measured(render_context_economy(economies), {"economy": summary})
 
 
+def _calls(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_calls
+
+    found = bench_calls.measure_calls(data_dir)
+    return Measured(bench_calls.render_calls(found), {"calls": found.as_dict()})
+
+
 def _routing(data_dir: Path, out_dir: Path) -> Measured:
     from violet_cli.eval_routing import eval_routing
 
@@ -365,6 +372,7 @@ SECTIONS = (
     Section("idle", "## Idle cost", _idle),
     Section("first", "## First answers", _first),
     Section("economy", "## Context economy", _economy),
+    Section("calls", "## Model calls per turn", _calls),
     Section("routing", "## Routing", _routing),
     Section("recall", "## Memory recall", _recall),
     Section("memory", "## One person's memory at scale", _memory_scale),

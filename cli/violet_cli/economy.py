@@ -49,7 +49,7 @@ from violet.channels import Peers
 from violet.identity import Identity
 from violet.models import JsonObject, make_model_client
 from violet.models.offline_rules import WORK_VERB
-from violet.models.offline_text import strip_lead
+from violet.models.offline_text import estimate_tokens, strip_lead
 from violet.models.tools import RECORD_PROMISE, UPDATE_PREFIX, is_memory_note
 
 EARLY_TURNS = range(40, 61)  # turns 40 to 60: the summary has filled up by then
@@ -192,18 +192,18 @@ class Economy:
 def figures(recorded: Sequence[JsonObject], transcript: Sequence[Message]) -> Economy:
     """The figures of one conversation from its recorded requests (`{"body", "usage"}` each)."""
     mains = [r for r in recorded if _is_main(r["body"]) and r.get("usage")]
-    folds = [r for r in recorded if (r["body"].get("tool_choice") or {}).get("name") == "fold"]
-    openers = [r for r in mains if _answers_person(r["body"])]
+    folds = [r for r in recorded if _is_fold(r["body"])]
+    openers = [r for r in mains if answers_person(r["body"])]
     history = _history_tokens(transcript)
     economy = Economy(
-        sizes=[_prompt(r["usage"]) for r in openers],
+        sizes=[prompt_tokens(r["usage"]) for r in openers],
         baseline=[_full_history(r["body"], next(history)) for r in openers],
         cache_reads=[r["usage"]["cache_read_input_tokens"] for r in openers],
         fold_calls=len(folds),
         main_calls=len(mains),
         marked_calls=sum(1 for r in mains if any("cache_control" in b for b in _blocks(r["body"]))),
         read_tokens=sum(r["usage"]["cache_read_input_tokens"] for r in mains),
-        prompt_tokens=sum(_prompt(r["usage"]) for r in mains),
+        prompt_tokens=sum(prompt_tokens(r["usage"]) for r in mains),
     )
     for before, after in zip(mains, mains[1:], strict=False):
         economy.stable_prefixes.append(stable_prefix(before["body"], after["body"]))
@@ -240,11 +240,17 @@ def _blocks(body: JsonObject) -> list[JsonObject]:
     return blocks
 
 
+def _is_fold(body: JsonObject) -> bool:
+    """A fold: the structured answer whose schema holds the summary."""
+    schema = ((body.get("output_config") or {}).get("format") or {}).get("schema") or {}
+    return "summary" in schema.get("properties", {})
+
+
 def _is_main(body: JsonObject) -> bool:
     return any(tool["name"] == RECORD_PROMISE for tool in body.get("tools") or [])
 
 
-def _answers_person(body: JsonObject) -> bool:
+def answers_person(body: JsonObject) -> bool:
     """A main call that opens the turn answering the person (not a tool round, not a telling)."""
     last = body["messages"][-1]
     content = last["content"]
@@ -256,7 +262,7 @@ def _answers_person(body: JsonObject) -> bool:
     return last["role"] == "user" and bool(texts) and not texts[0].startswith(UPDATE_PREFIX)
 
 
-def _prompt(usage: JsonObject) -> int:
+def prompt_tokens(usage: JsonObject) -> int:
     return (
         usage["input_tokens"]
         + usage["cache_creation_input_tokens"]
@@ -265,7 +271,7 @@ def _prompt(usage: JsonObject) -> int:
 
 
 def _tokens(value: object) -> int:
-    return len(json.dumps(value)) // 4
+    return estimate_tokens(json.dumps(value))
 
 
 def _history_tokens(transcript: Sequence[Message]) -> Iterator[int]:

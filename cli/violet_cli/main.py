@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         default="",
         metavar="NAMES",
         help="run only these sections, comma-separated (turns, load, goals, cpu, idle, first, "
-        "economy, routing, recall, memory, trust, sandboxes); the others keep their part of "
+        "economy, calls, routing, recall, memory, trust, sandboxes); the others keep their part of "
         "benchmarks.md. Default: all",
     )
 

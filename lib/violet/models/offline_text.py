@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 
 from violet.models.messages import JsonObject
@@ -79,4 +80,6 @@ def json_object(text: str) -> JsonObject | None:
 
 
 def estimate_tokens(text: str) -> int:
-    return len(text) // 4
+    """Tokens as the 5.5 models' tokenizer counts them, near enough: about 30% more than a
+    quarter of the characters."""
+    return math.ceil(len(text) * 1.3 / 4)
