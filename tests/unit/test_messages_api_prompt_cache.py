@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.support import messages_api as api_support
-from tests.support.messages_api import MessagesAPI
+from tests.support.messages_api import MessagesAPI, text
 from violet.models import make_model_client
 from violet.models import tools as t
 from violet.models.cache import EPHEMERAL, cached_system, cached_through_last
@@ -16,7 +16,7 @@ from violet.models.cache import EPHEMERAL, cached_system, cached_through_last
 messages_api_server = api_support.messages_api_server  # the fixtures
 messages_api = api_support.messages_api
 
-INSTRUCTIONS = "Answer briefly and kindly. " * 40  # about 270 tokens
+INSTRUCTIONS = "Answer briefly and kindly. " * 40  # about 350 tokens
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_prefix_written_at_a_breakpoint_is_read_by_the_next_call_that_starts_w
 
 def test_what_follows_the_last_breakpoint_is_fresh_input(api):
     messages = cached_through_last(conversation(3))
-    messages[-1]["content"].append({"type": "text", "text": "A note that changes every call."})
+    messages[-1]["content"].append({"type": "text", "text": "A note that changes at every call."})
     first = send(api, messages)
     messages[-1]["content"][-1]["text"] = "A note that changes with each call"
     second = send(api, messages)
@@ -96,6 +96,46 @@ def test_a_prefix_shorter_than_the_minimum_is_not_cached(api):
     for _ in range(2):
         usage = send(api, cached_through_last(conversation(3)))
         assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+
+
+def test_the_5_5_models_cache_prefixes_from_512_tokens(messages_api):
+    short = send(messages_api, conversation(0), cached_system(INSTRUCTIONS))  # about 360
+    long = send(messages_api, conversation(0), cached_system(INSTRUCTIONS * 2))
+    assert short["cache_creation_input_tokens"] == 0
+    assert long["cache_creation_input_tokens"] > 512
+
+
+def test_thinking_blocks_sent_back_are_part_of_the_cached_prefix(api):
+    question = conversation(0)
+    api.push(text("Answer number 0 about it."))
+    body = {"model": "m", "max_tokens": 64, "messages": question}
+    body["system"] = cached_system(INSTRUCTIONS)  # as `send` sends it, or the block is bound
+    answer = httpx.post(f"{api.url}/v1/messages", json=body, headers={"x-api-key": "k"}).json()
+    thinking, words = answer["content"]
+    assert thinking["type"] == "thinking"
+    later = {"role": "user", "content": "And then?"}
+    with_thinking = [*question, {"role": "assistant", "content": [thinking, words]}, later]
+    first = send(api, cached_through_last(with_thinking))
+    again = send(api, cached_through_last(with_thinking))
+    assert again["cache_read_input_tokens"] == prompt(first) - first["input_tokens"]
+    without = send(
+        api, cached_through_last([*question, {"role": "assistant", "content": [words]}, later])
+    )
+    assert prompt(without) < prompt(again)
+    assert without["cache_read_input_tokens"] < again["cache_read_input_tokens"]
+
+
+def test_changing_effort_or_the_output_format_misses_the_cache_from_where_it_renders(api):
+    instructions = send(api, conversation(0))["cache_creation_input_tokens"]
+    send(api, cached_through_last(conversation(3)))
+    same = send(api, cached_through_last(conversation(3)))
+    effort = send(api, cached_through_last(conversation(3)), output_config={"effort": "high"})
+    assert same["cache_read_input_tokens"] > instructions
+    assert effort["cache_read_input_tokens"] == instructions
+    api.push(text("{}"))
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    wanted = {"format": {"type": "json_schema", "schema": schema}}
+    assert send(api, conversation(3), output_config=wanted)["cache_read_input_tokens"] == 0
 
 
 def test_a_cached_prefix_lives_five_minutes_from_its_last_read(api):
@@ -144,6 +184,7 @@ def test_a_hit_is_found_up_to_20_blocks_before_a_breakpoint_and_no_further(api, 
     ],
     ids=["five breakpoints", "1h after 5m", "unknown type", "empty text"],
 )
+@pytest.mark.expects_rejections
 def test_breakpoints_the_api_refuses_are_refused(api, system):
     body = {"model": "m", "max_tokens": 64, "messages": conversation(0), "system": system}
     answer = httpx.post(f"{api.url}/v1/messages", json=body, headers={"x-api-key": "k"}, timeout=5)

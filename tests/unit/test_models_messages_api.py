@@ -48,7 +48,8 @@ def test_both_ways_of_giving_the_key_are_accepted(messages_api, headers):
     assert answer.status_code == 200
     message = answer.json()
     assert message["type"] == "message" and message["role"] == "assistant"
-    assert message["content"][0]["type"] == "text" and message["stop_reason"] == "end_turn"
+    assert [b["type"] for b in message["content"]] == ["thinking", "text"]
+    assert message["stop_reason"] == "end_turn"
     assert message["usage"]["input_tokens"] > 0
 
 
@@ -95,6 +96,7 @@ def test_canned_errors_use_the_api_error_shape(messages_api):
         },
     ],
 )
+@pytest.mark.expects_rejections
 def test_invalid_requests_are_refused_with_400(messages_api, body):
     answer = post(messages_api, body)
     assert answer.status_code == 400
@@ -121,15 +123,15 @@ def test_a_stream_sends_the_apis_events_in_order(messages_api):
     start = seen[0][1]["message"]
     assert start["content"] == [] and start["stop_reason"] is None
     blocks = [data["content_block"] for name, data in seen if name == "content_block_start"]
-    assert [b["type"] for b in blocks] == ["text", "tool_use"]
-    assert blocks[1]["input"] == {} and blocks[1]["name"] == "lookup"
+    assert [b["type"] for b in blocks] == ["thinking", "text", "tool_use"]
+    assert blocks[2]["input"] == {} and blocks[2]["name"] == "lookup"
     deltas = [data for name, data in seen if name == "content_block_delta"]
     text = "".join(d["delta"]["text"] for d in deltas if d["delta"]["type"] == "text_delta")
     partial = "".join(
         d["delta"]["partial_json"] for d in deltas if d["delta"]["type"] == "input_json_delta"
     )
     assert text == "Let me see." and json.loads(partial) == {"q": "tides at Bergen"}
-    assert len([n for n in names if n == "content_block_stop"]) == 2
+    assert len([n for n in names if n == "content_block_stop"]) == 3
     final = seen[-2][1]
     assert final["delta"]["stop_reason"] == "tool_use" and final["usage"]["output_tokens"] > 0
 
@@ -149,7 +151,7 @@ def test_rules_mode_answers_a_work_session_like_the_offline_model(messages_api):
     body = {**BODY, "messages": [{"role": "user", "content": "calculate 6*7"}], "tools": tools}
     message = post(messages_api, body).json()
     assert message["stop_reason"] == "tool_use"
-    [call] = message["content"]
+    [call] = [b for b in message["content"] if b["type"] != "thinking"]
     assert (call["name"], call["input"]) == (t.RUN_PYTHON, {"code": "print(6*7)"})
 
 
