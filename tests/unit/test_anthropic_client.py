@@ -1,8 +1,10 @@
-"""The Anthropic implementation on the real `anthropic` SDK, against the local Messages API."""
+"""The Anthropic implementation on the real `anthropic` SDK, against the local Messages API that
+keeps the documented rules of the 5.5 models (a request it refuses fails the test)."""
 
 from __future__ import annotations
 
 import socket
+import time
 import warnings
 
 import pytest
@@ -12,22 +14,31 @@ from anthropic.types.model_param import ModelParam
 from tests.support import messages_api as api_support
 from tests.support.messages_api import (
     MessagesAPI,
+    context_exceeded,
+    cut,
     error,
     invalid_request,
     overloaded,
+    paused,
     rate_limited,
+    refusal,
+    server_error,
     stall,
     text,
     tool_call,
 )
+from violet import fallbacks
 from violet.models import (
     DEFAULT_FAST_MODEL,
     DEFAULT_MAIN_MODEL,
     Candidate,
     ModelClient,
+    ModelContextFull,
     ModelOutputInvalid,
+    ModelRefused,
     ModelRejected,
     ModelUnavailable,
+    ModelUnreachable,
     UsageLedger,
     fold,
     make_model_client,
@@ -35,14 +46,15 @@ from violet.models import (
     pick,
 )
 from violet.models import tools as t
-from violet.models.anthropic_client import opaque_user_id
-from violet.models.structured import FOLD, PICK
+from violet.models.anthropic_client import CONTINUE, DEFAULT_BASE_URL, opaque_user_id
+from violet.models.policy import POLICIES
+from violet.models.structured import PICK, SUMMARY_MAX_CHARS
 
 messages_api_server = api_support.messages_api_server  # the fixtures
 messages_api = api_support.messages_api
 
-MAIN = "claude-main-test"
-FAST = "claude-fast-test"
+MAIN = DEFAULT_MAIN_MODEL
+FAST = DEFAULT_FAST_MODEL
 PERSON = "ana"
 SYSTEM = f"You are Violet.\n\n{t.MEMORY_HEADING}\n- I take my coffee black\n"
 
@@ -72,11 +84,18 @@ def user(words: str) -> list[dict]:
     return [{"role": "user", "content": words}]
 
 
-async def main_reply(client: ModelClient, words: str, *, tier: str = "main"):
+async def main_reply(client: ModelClient, words: str, *, tier: str = "main", **options):
     tools = t.MAIN_TOOLS if tier == "main" else t.WORK_TOOLS
     return await client.reply(
-        tier=tier, system=SYSTEM, messages=user(words), tools=tools, person=PERSON
+        tier=tier, system=SYSTEM, messages=user(words), tools=tools, person=PERSON, **options
     )
+
+
+def pick_of(client: ModelClient, request: str = "r"):
+    return pick(client, request=request, candidates=[Candidate("c1", "d", 0.9)], person=PERSON)
+
+
+# --- what is sent --------------------------------------------------------------------------
 
 
 def test_default_models_are_current():
@@ -85,35 +104,44 @@ def test_default_models_are_current():
         assert name in known and name not in DEPRECATED_MODELS
 
 
-async def test_work_tier_text_reply_is_not_streamed(client, messages_api):
-    messages_api.push(text("Hello from the work side."))
-    reply = await main_reply(client, "hi", tier="work")
-    assert reply.text == "Hello from the work side."
-    assert reply.tool_calls == [] and reply.stop_reason == "end_turn"
-    assert reply.content == [{"type": "text", "text": "Hello from the work side."}]
-    assert reply.usage.model == MAIN and reply.usage.input_tokens > 0
+async def test_a_main_reply_is_streamed_with_adaptive_thinking_at_medium_effort(
+    client, messages_api
+):
+    words = "A longer answer that arrives in several pieces over the stream. " * 3
+    messages_api.push(text(words))
+    reply = await main_reply(client, "tell me something")
+    assert reply.text == words and reply.stop_reason == "end_turn"
     [sent] = messages_api.requests
-    assert sent.path == "/v1/messages"
-    assert sent.headers["authorization"] == "Bearer test-key"
     body = sent.body
-    assert "stream" not in body
-    assert body["model"] == MAIN and body["system"] == SYSTEM and body["messages"] == user("hi")
-    assert [tool["name"] for tool in body["tools"]] == [tool.name for tool in t.WORK_TOOLS]
-    assert body["tools"][0]["input_schema"] == t.FETCH_PAGE_TOOL.input_schema
-    assert "tool_choice" not in body
+    assert sent.headers["authorization"] == "Bearer test-key"
+    assert body["stream"] is True and body["model"] == MAIN
+    assert body["thinking"] == {"type": "adaptive"}
+    assert body["output_config"] == {"effort": POLICIES["main"].effort}
+    assert body["max_tokens"] == POLICIES["main"].max_tokens
+    assert body["tool_choice"] == {"type": "auto"}
+    assert [tool["name"] for tool in body["tools"]] == [tool.name for tool in t.MAIN_TOOLS]
+    assert not {"temperature", "top_p", "top_k"} & set(body)
     assert body["metadata"] == {"user_id": opaque_user_id(PERSON)}
     assert PERSON not in str(body["metadata"])
 
 
-async def test_main_tier_reply_is_streamed(client, messages_api):
-    words = "A longer answer that arrives in several pieces over the stream. " * 3
-    messages_api.push(text(words))
-    reply = await main_reply(client, "tell me something")
-    assert reply.text == words
-    assert messages_api.bodies[0]["stream"] is True
-    assert [tool["name"] for tool in messages_api.bodies[0]["tools"]] == [
-        tool.name for tool in t.MAIN_TOOLS
-    ]
+async def test_the_reply_keeps_its_thinking_block_as_it_came(client, messages_api):
+    messages_api.push(text("Hello."))
+    reply = await main_reply(client, "hi")
+    thinking, said = reply.content
+    assert thinking["type"] == "thinking" and thinking["signature"]
+    assert said == {"type": "text", "text": "Hello."}
+
+
+async def test_work_is_streamed_at_high_effort_with_room_to_think(client, messages_api):
+    messages_api.push(text("Done."))
+    reply = await main_reply(client, "hi", tier="work")
+    assert reply.text == "Done."
+    body = messages_api.bodies[0]
+    assert body["stream"] is True
+    assert body["output_config"] == {"effort": "high"}
+    assert body["max_tokens"] == POLICIES["work"].max_tokens > 21_333  # streaming required
+    assert body["tools"][0]["input_schema"] == t.FETCH_PAGE_TOOL.input_schema
 
 
 async def test_streamed_tool_use_arrives_whole(client, messages_api):
@@ -123,7 +151,7 @@ async def test_streamed_tool_use_arrives_whole(client, messages_api):
     assert reply.stop_reason == "tool_use" and reply.text == "On it."
     [call] = reply.tool_calls
     assert (call.name, call.input) == (t.START_WORK, request)
-    assert reply.content[1] == {
+    assert reply.content[-1] == {
         "type": "tool_use",
         "id": call.id,
         "name": t.START_WORK,
@@ -131,8 +159,9 @@ async def test_streamed_tool_use_arrives_whole(client, messages_api):
     }
 
 
-async def test_a_tool_round_trip_passes_the_blocks_back_as_they_came(client, messages_api):
+async def test_a_tool_round_trip_sends_the_thinking_back_and_is_accepted(client, messages_api):
     first = await main_reply(client, "look up the weather")
+    assert first.content[0]["type"] == "thinking" and first.tool_calls
     messages = [
         *user("look up the weather"),
         {"role": "assistant", "content": first.content},
@@ -151,59 +180,69 @@ async def test_a_tool_round_trip_passes_the_blocks_back_as_they_came(client, mes
     assert messages_api.bodies[1]["messages"] == messages
 
 
-async def test_structured_call_is_a_forced_strict_tool_on_the_fast_model(client, messages_api):
-    messages_api.push(tool_call(PICK, {"choice": "c2", "confidence": 0.75, "reason": "trains"}))
+async def test_ending_a_tool_loop_keeps_the_tools_and_asks_for_words(client, messages_api):
+    reply = await main_reply(client, "look up the weather", tool_choice="none")
+    assert reply.tool_calls == [] and reply.text
+    body = messages_api.bodies[0]
+    assert body["tool_choice"] == {"type": "none"} and len(body["tools"]) == len(t.MAIN_TOOLS)
+
+
+async def test_an_empty_text_block_of_a_reply_is_not_kept(client, messages_api):
+    call = {"type": "tool_use", "id": "toolu_abc", "name": t.START_WORK, "input": {"request": "x"}}
+    messages_api.push(api_support.Canned(content=[{"type": "text", "text": " "}, call]))
+    reply = await main_reply(client, "look up x")
+    assert [block["type"] for block in reply.content] == ["thinking", "tool_use"]
+
+
+async def test_a_structured_call_asks_for_json_output_on_the_fast_model(client, messages_api):
     candidates = [Candidate("c1", "cooking", 0.3), Candidate("c2", "train trips", 0.8)]
     result = await pick(client, request="trains to Bergen", candidates=candidates, person=PERSON)
-    assert (result.choice, result.confidence, result.reason) == ("c2", 0.75, "trains")
+    assert result.choice == "c2"
     body = messages_api.bodies[0]
     assert body["model"] == FAST and "stream" not in body
-    assert body["tool_choice"] == {"type": "tool", "name": PICK}
-    [tool] = body["tools"]
-    assert tool["name"] == PICK and tool["strict"] is True
-    schema = tool["input_schema"]
+    assert "tools" not in body and "tool_choice" not in body
+    assert body["thinking"] == {"type": "adaptive"}
+    assert body["output_config"]["effort"] == "low"
+    wire = body["output_config"]["format"]
+    assert wire["type"] == "json_schema"
+    schema = wire["schema"]
     assert schema["additionalProperties"] is False
     assert schema["required"] == ["choice", "confidence", "reason"]
     assert schema["properties"]["choice"]["enum"] == ["c1", "c2", "new"]
+    assert "minimum" not in schema["properties"]["confidence"]  # not in the API's subset
     assert "trains to Bergen" in body["messages"][0]["content"]
 
 
-async def test_a_pick_outside_the_candidates_is_rejected(client, messages_api):
-    messages_api.push(tool_call(PICK, {"choice": "c9", "confidence": 0.9, "reason": "x"}))
-    with pytest.raises(ModelOutputInvalid, match="choice"):
-        await pick(client, request="r", candidates=[Candidate("c1", "d", 0.9)], person=PERSON)
-
-
 @pytest.mark.parametrize(
-    "answer",
+    ("answer", "wrong"),
     [
-        {"summary": 12, "open_promises": [], "kept": []},
-        {"summary": "x" * 1001, "open_promises": [], "kept": []},
-        {"summary": "ok", "open_promises": ["a promise never made"], "kept": []},
-        {"summary": "ok", "open_promises": [], "kept": [], "extra": 1},
-        {"summary": "ok", "open_promises": []},
+        ('{"choice": "c9", "confidence": 0.9, "reason": "x"}', "choice"),
+        ('{"choice": "new", "confidence": 1.5, "reason": "x"}', "confidence"),
+        ('{"choice": "new", "confidence": 0.5}', "reason"),
+        ("I'd rather not say.", "not JSON"),
     ],
 )
-async def test_a_structured_answer_that_violates_the_schema_is_rejected(
-    client, messages_api, answer
+async def test_a_structured_answer_that_does_not_fit_its_schema_is_refused(
+    client, messages_api, answer, wrong
 ):
-    messages_api.push(tool_call(FOLD, answer))
-    with pytest.raises(ModelOutputInvalid):
-        await fold(client, previous_summary="", lines=[], open_promises=[], person=PERSON)
+    messages_api.push(text(answer))
+    with pytest.raises(ModelOutputInvalid, match=wrong):
+        await pick_of(client)
     assert client.ledger.totals(PERSON).failed_calls == 1
     assert client.ledger.totals(PERSON).input_tokens > 0
 
 
-async def test_a_confidence_outside_zero_to_one_is_rejected(client, messages_api):
-    messages_api.push(tool_call(PICK, {"choice": "new", "confidence": 1.5, "reason": "x"}))
-    with pytest.raises(ModelOutputInvalid, match="confidence"):
-        await pick(client, request="r", candidates=[Candidate("c1", "d", 0.1)], person=PERSON)
+async def test_an_enum_value_in_another_case_is_read_as_the_schema_writes_it(client, messages_api):
+    messages_api.push(text('{"choice": "NEW", "confidence": 0.9, "reason": "nothing fits"}'))
+    assert (await pick_of(client)).choice == "new"
 
 
-async def test_a_structured_call_answered_with_text_is_rejected(client, messages_api):
-    messages_api.push(text("I'd rather not."))
-    with pytest.raises(ModelOutputInvalid, match="exactly once"):
-        await fold(client, previous_summary="", lines=[], open_promises=[], person=PERSON)
+async def test_a_summary_longer_than_its_limit_is_clipped_not_refused(client, messages_api):
+    long = "The person likes tea. " * 100
+    messages_api.push(text(f'{{"summary": "{long}", "open_promises": [], "kept": []}}'))
+    folded = await fold(client, previous_summary="", lines=[], open_promises=[], person=PERSON)
+    assert len(folded.summary) <= SUMMARY_MAX_CHARS
+    assert folded.summary.endswith("tea.")
 
 
 async def test_structured_calls_in_rules_mode_follow_the_offline_rules(client, messages_api):
@@ -218,35 +257,161 @@ async def test_structured_calls_in_rules_mode_follow_the_offline_rules(client, m
     )
     assert folded.kept == ["find tea"] and "Person: I like tea." in folded.summary
     items = await origin(
-        client,
-        person_message="I live in Oslo.",
-        violet_answer="Nice.",
-        person=PERSON,
+        client, person_message="I live in Oslo.", violet_answer="Nice.", person=PERSON
     )
     assert [(i.origin, i.quote) for i in items] == [("you", "I live in Oslo")]
-    origin_tool = messages_api.bodies[-1]["tools"][0]
-    assert origin_tool["input_schema"]["properties"]["items"]["items"]["properties"]["origin"][
-        "enum"
-    ] == ["you"]
 
 
-@pytest.mark.parametrize("failure", [overloaded, rate_limited])
-async def test_overload_then_success_is_retried(client, messages_api, failure):
+# --- stop reasons --------------------------------------------------------------------------
+
+
+async def test_a_refusal_is_raised_with_its_category(client, messages_api):
+    messages_api.push(refusal("cyber"))
+    with pytest.raises(ModelRefused) as raised:
+        await main_reply(client, "hi")
+    assert raised.value.category == "cyber"
+    assert len(messages_api.requests) == 1  # a refusal is not asked again of the same model
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_structured_refusal_by_the_fast_model_is_asked_of_the_main_model(
+    client, messages_api
+):
+    before = fallbacks.counts()
+    messages_api.push(refusal("general_harms"))
+    assert (await pick_of(client)).choice == "c1"
+    assert [body["model"] for body in messages_api.bodies] == [FAST, MAIN]
+    assert fallbacks.counts() - before == {"refusal_on_main_model": 1}
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_structured_call_both_models_refuse_raises(client, messages_api):
+    messages_api.push(refusal(), refusal())
+    with pytest.raises(ModelRefused):
+        await pick_of(client)
+
+
+async def test_a_reply_cut_in_words_is_continued_in_words(client, messages_api):
+    messages_api.push(cut("The ferry leaves at"), text(" nine, from pier 3."))
+    reply = await main_reply(client, "when does the ferry leave?")
+    assert reply.text == "The ferry leaves at nine, from pier 3."
+    assert reply.stop_reason == "end_turn" and reply.tool_calls == []
+    first, second = messages_api.bodies
+    assert second["messages"][:-2] == first["messages"]
+    assert second["messages"][-1] == {"role": "user", "content": CONTINUE}
+    assert second["tool_choice"] == {"type": "none"} and second["tools"] == first["tools"]
+
+
+async def test_a_reply_still_cut_after_its_continuations_says_so(client, messages_api):
+    messages_api.push(cut("One,"), cut(" two,"), cut(" three,"))
+    reply = await main_reply(client, "count")
+    assert reply.text == "One, two, three," and reply.stop_reason == "max_tokens"
+    assert len(messages_api.requests) == 3
+
+
+async def test_a_cut_tool_call_is_never_run_but_asked_again_with_more_room(client, messages_api):
+    messages_api.push(cut(tool=t.START_WORK, tool_input={"request": "look up the dentist hours"}))
+    reply = await main_reply(client, "look up the dentist")
+    started = [c.input for c in reply.tool_calls if c.name == t.START_WORK]
+    assert started == [{"request": "look up the dentist"}]  # the second answer's, whole
+    first, second = messages_api.bodies
+    assert second["max_tokens"] == 2 * first["max_tokens"]
+
+
+async def test_a_reply_that_spent_all_its_room_thinking_is_asked_again(client, messages_api):
+    messages_api.push(cut())
+    reply = await main_reply(client, "hi")
+    assert reply.text and len(messages_api.requests) == 2
+
+
+async def test_a_reply_cut_twice_before_any_words_is_a_failure(client, messages_api):
+    messages_api.push(cut(), cut())
+    with pytest.raises(ModelOutputInvalid, match="cut off"):
+        await main_reply(client, "hi")
+
+
+async def test_a_structured_answer_cut_off_is_asked_again_with_more_room(client, messages_api):
+    messages_api.push(cut('{"choice": "c1", "confid'))
+    assert (await pick_of(client)).choice == "c1"
+    first, second = messages_api.bodies
+    assert second["max_tokens"] == 2 * first["max_tokens"]
+
+
+async def test_a_paused_turn_is_sent_back_as_it_is_and_goes_on(client, messages_api):
+    messages_api.push(paused("Let me see."), text(" Here it is."))
+    reply = await main_reply(client, "hi")
+    assert reply.text == "Let me see. Here it is." and reply.stop_reason == "end_turn"
+    first, second = messages_api.bodies
+    assert second["messages"][:-1] == first["messages"]
+    assert second["messages"][-1]["role"] == "assistant"
+
+
+async def test_a_full_context_is_raised_for_the_caller_to_roll_over(client, messages_api):
+    messages_api.push(context_exceeded("Well"))
+    with pytest.raises(ModelContextFull):
+        await main_reply(client, "hi")
+
+
+async def test_usage_adds_up_over_a_continued_answer(client, messages_api):
+    messages_api.push(cut("Part one,"), text(" part two."))
+    reply = await main_reply(client, "hi")
+    [first, second] = [r.usage for r in messages_api.requests]
+    assert reply.usage.output_tokens == first["output_tokens"] + second["output_tokens"]
+    assert client.ledger.totals(PERSON).calls == 1
+
+
+# --- retries -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("failure", [overloaded, rate_limited, server_error])
+async def test_a_busy_or_failing_service_is_tried_again(client, messages_api, failure):
     messages_api.push(failure(), text("made it"))
     reply = await main_reply(client, "hi")
     assert reply.text == "made it"
     assert len(messages_api.requests) == 2
 
 
-async def test_an_overload_inside_a_stream_is_retried(client, messages_api):
+@pytest.mark.parametrize("header", ["retry_after_ms", "retry_after_s"])
+async def test_the_wait_the_service_asks_for_is_taken(client, messages_api, header):
+    wait = {"retry_after_ms": 400} if header == "retry_after_ms" else {"retry_after_s": 0.4}
+    messages_api.push(rate_limited(**wait), text("made it"))
+    began = time.monotonic()
+    await main_reply(client, "hi")
+    assert time.monotonic() - began >= 0.4
+
+
+async def test_x_should_retry_false_is_obeyed(client, messages_api):
+    messages_api.push(server_error(should_retry=False), text("never asked"))
+    with pytest.raises(ModelUnavailable) as raised:
+        await main_reply(client, "hi")
+    assert raised.value.attempts == 1 and raised.value.status_code == 500
+
+
+async def test_x_should_retry_true_is_obeyed(client, messages_api):
+    messages_api.push(invalid_request("try me again", should_retry=True), text("made it"))
+    assert (await main_reply(client, "hi")).text == "made it"
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_wait_beyond_the_budget_gives_up_at_once(client, messages_api):
+    before = fallbacks.counts()
+    messages_api.push(rate_limited(retry_after_s=3600))
+    began = time.monotonic()
+    with pytest.raises(ModelUnavailable, match="HTTP 429"):
+        await main_reply(client, "hi")
+    assert time.monotonic() - began < 2
+    assert fallbacks.counts() - before == {"retry_budget_spent": 1}
+
+
+async def test_an_overload_inside_a_stream_is_tried_again(client, messages_api):
     messages_api.push(overloaded(mid_stream=True), text("second time lucky"))
-    reply = await main_reply(client, "hi")
-    assert reply.text == "second time lucky"
+    assert (await main_reply(client, "hi")).text == "second time lucky"
     assert len(messages_api.requests) == 2
 
 
+@pytest.mark.expects_fallbacks
 async def test_server_errors_give_up_after_the_retries(client, messages_api):
-    messages_api.push(*(error(500, "api_error", "Internal server error") for _ in range(3)))
+    messages_api.push(*(server_error() for _ in range(3)))
     with pytest.raises(ModelUnavailable) as raised:
         await main_reply(client, "hi", tier="work")
     assert raised.value.attempts == 3 and raised.value.status_code == 500
@@ -266,13 +431,8 @@ async def test_client_errors_are_not_retried(client, messages_api, status, kind)
     assert len(messages_api.requests) == 1
 
 
-async def test_an_invalid_request_is_rejected_with_its_reason(client, messages_api):
-    messages_api.push(invalid_request("messages: text content blocks must be non-empty"))
-    with pytest.raises(ModelRejected, match="must be non-empty"):
-        await main_reply(client, "hi", tier="work")
-
-
-async def test_a_tool_result_without_its_tool_use_is_refused_like_the_api(client):
+@pytest.mark.expects_rejections
+async def test_a_request_the_api_refuses_is_rejected_with_its_reason(client):
     messages = [
         *user("hi"),
         {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
@@ -287,6 +447,7 @@ async def test_a_tool_result_without_its_tool_use_is_refused_like_the_api(client
         )
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_timeout_is_retried_then_reported(messages_api):
     quick = client_for(messages_api.url, timeout_s=0.3, max_retries=1)
     messages_api.push(stall(5), stall(5))
@@ -304,7 +465,8 @@ async def test_a_timeout_then_an_answer_succeeds(messages_api):
     await quick.aclose()
 
 
-async def test_a_stream_that_stops_mid_way_times_out(messages_api):
+@pytest.mark.expects_fallbacks
+async def test_a_stream_that_goes_quiet_times_out(messages_api):
     quick = client_for(messages_api.url, timeout_s=0.3, max_retries=0)
     messages_api.push(text("never finished", stream_pause_s=3))
     with pytest.raises(ModelUnavailable):
@@ -312,17 +474,27 @@ async def test_a_stream_that_stops_mid_way_times_out(messages_api):
     await quick.aclose()
 
 
-async def test_an_unreachable_service_is_unavailable():
+@pytest.mark.expects_fallbacks
+async def test_an_unreachable_service_is_unreachable():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     unreachable = client_for(f"http://127.0.0.1:{port}", max_retries=1)
-    with pytest.raises(ModelUnavailable, match="could not be reached") as raised:
+    with pytest.raises(ModelUnreachable, match="could not be reached") as raised:
         await unreachable.reply(
             tier="main", system="", messages=user("hi"), tools=[], person=PERSON
         )
     assert raised.value.attempts == 2
     await unreachable.aclose()
+
+
+# --- settings and accounting ---------------------------------------------------------------
+
+
+def test_an_empty_address_means_the_default_one(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "")
+    made = make_model_client(api_key="k", base_url="", main_model="", fast_model="")
+    assert str(made._sdk.base_url).rstrip("/") == DEFAULT_BASE_URL  # type: ignore[attr-defined]
 
 
 async def test_default_model_names_raise_no_deprecation_warning(messages_api):
@@ -343,3 +515,8 @@ async def test_usage_is_counted_per_person(client, messages_api):
     totals = client.ledger.totals(PERSON)
     assert totals.calls == 2 and totals.failed_calls == 0
     assert totals.input_tokens > 0 and totals.output_tokens > 0 and totals.latency_s > 0
+
+
+async def test_a_structured_pick_name_is_accounted_by_its_call(client, messages_api):
+    await pick_of(client)
+    assert client.ledger.totals(PERSON, f"structured.{PICK}").calls == 1

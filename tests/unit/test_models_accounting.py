@@ -137,6 +137,7 @@ async def test_message_text_goes_on_spans_only_when_asked(spans, monkeypatch):
     assert "gen_ai.output.messages" in span.attributes
 
 
+@pytest.mark.expects_fallbacks
 async def test_a_failed_call_is_marked_and_counted(spans, messages_api):
     ledger = UsageLedger()
     client = anthropic_client(messages_api, ledger, max_retries=1)

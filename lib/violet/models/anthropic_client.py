@@ -330,7 +330,7 @@ class AnthropicModelClient:
             )
         if isinstance(error, anthropic.APIStatusError):
             detail = error.message if error.message else (error.type or "no detail")
-            if is_retried(error):
+            if status is None or status == 429 or status >= 500 or status < 400:
                 return ModelUnavailable(
                     f"The answering service is busy or failing (HTTP {status}: {detail}); {tries}.",
                     attempts=attempts,
