@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.device import Device
 from tests.support.messages_api import opens_turn
+from tests.support.messages_api import structured_name
 from tests.support.stack import Stack, running_stack
 from tests.support.waiting import eventually
 from violet.models.cache import system_text
@@ -152,6 +153,7 @@ def main_usage(stack: Stack) -> list[dict]:
     ]
 
 
+@pytest.mark.expects_fallbacks
 @pytest.mark.parametrize("scripted_stack", ["20"], indirect=True)
 async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_the_window(
     scripted_stack: Stack,
@@ -167,9 +169,7 @@ async def test_a_failed_fold_is_retried_after_the_next_turn_and_forced_at_twice_
         return len(model_conversations(scripted_stack, welcome["conversation"])) == 2
 
     await eventually(rolled_over, "the rollover forced at twice the window")
-    fold_calls = [
-        r for r in api.requests() if r["body"].get("tool_choice", {}).get("name") == "fold"
-    ]
+    fold_calls = [r for r in api.requests() if structured_name(r["body"]) == "fold"]
     assert len(fold_calls) == 20 - 9  # due from the 10th turn (20 live), then every turn
     behind = model_conversations(scripted_stack, welcome["conversation"])
     assert [row.reason for row in behind] == ["first message", "rollover"]

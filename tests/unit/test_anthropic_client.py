@@ -291,22 +291,31 @@ async def test_a_structured_call_both_models_refuse_raises(client, messages_api)
         await pick_of(client)
 
 
-async def test_a_reply_cut_in_words_is_continued_in_words(client, messages_api):
-    messages_api.push(cut("The ferry leaves at"), text(" nine, from pier 3."))
+async def test_a_reply_cut_short_is_asked_again_with_twice_the_room(client, messages_api):
+    messages_api.push(cut("The ferry leaves at"))
+    reply = await main_reply(client, "when does the ferry leave?")
+    assert reply.stop_reason == "end_turn" and not reply.text.startswith("The ferry")
+    first, second = messages_api.bodies
+    assert second["max_tokens"] == 2 * first["max_tokens"]
+    assert second["messages"] == first["messages"]
+
+
+async def test_a_reply_cut_again_is_continued_in_words(client, messages_api):
+    messages_api.push(cut("The ferry"), cut("The ferry leaves at"), text(" nine, from pier 3."))
     reply = await main_reply(client, "when does the ferry leave?")
     assert reply.text == "The ferry leaves at nine, from pier 3."
     assert reply.stop_reason == "end_turn" and reply.tool_calls == []
-    first, second = messages_api.bodies
-    assert second["messages"][:-2] == first["messages"]
-    assert second["messages"][-1] == {"role": "user", "content": CONTINUE}
-    assert second["tool_choice"] == {"type": "none"} and second["tools"] == first["tools"]
+    _, second, third = messages_api.bodies
+    assert third["messages"][:-2] == second["messages"]
+    assert third["messages"][-1] == {"role": "user", "content": CONTINUE}
+    assert third["tool_choice"] == {"type": "none"} and third["tools"] == second["tools"]
 
 
 async def test_a_reply_still_cut_after_its_continuations_says_so(client, messages_api):
-    messages_api.push(cut("One,"), cut(" two,"), cut(" three,"))
+    messages_api.push(cut("One,"), cut("One,"), cut(" two,"), cut(" three,"))
     reply = await main_reply(client, "count")
     assert reply.text == "One, two, three," and reply.stop_reason == "max_tokens"
-    assert len(messages_api.requests) == 3
+    assert len(messages_api.requests) == 4
 
 
 async def test_a_cut_tool_call_is_never_run_but_asked_again_with_more_room(client, messages_api):
@@ -353,10 +362,10 @@ async def test_a_full_context_is_raised_for_the_caller_to_roll_over(client, mess
 
 
 async def test_usage_adds_up_over_a_continued_answer(client, messages_api):
-    messages_api.push(cut("Part one,"), text(" part two."))
+    messages_api.push(cut("Part one,"), cut("Part one,"), text(" part two."))
     reply = await main_reply(client, "hi")
-    [first, second] = [r.usage for r in messages_api.requests]
-    assert reply.usage.output_tokens == first["output_tokens"] + second["output_tokens"]
+    used = [r.usage["output_tokens"] for r in messages_api.requests]
+    assert len(used) == 3 and reply.usage.output_tokens == sum(used)
     assert client.ledger.totals(PERSON).calls == 1
 
 

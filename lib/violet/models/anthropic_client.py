@@ -72,8 +72,8 @@ def blocks_of(message: Message) -> list[ContentBlock]:
 
 
 def is_cut(content: list[ContentBlock]) -> bool:
-    """Whether a reply stopped at its limit holds nothing to keep: a tool call (whose input may
-    be cut, so it is never run) or no words at all."""
+    """Whether a reply stopped at its limit holds nothing to go on from: a tool call (whose
+    input may be cut, so it is never run) or no words at all."""
     has_call = any(b["type"] == "tool_use" for b in content)
     has_words = any(b["type"] == "text" for b in content)
     return has_call or not has_words
@@ -128,14 +128,14 @@ class AnthropicModelClient:
         ) as record:
             message = await self._send(record, params, policy)
             content, stop = await self._resume_paused(record, params, policy, message)
-            if stop == "max_tokens" and is_cut(content):
-                # All the room went to thinking or to a tool call: once more with twice the room.
+            if stop == "max_tokens":
+                # The room ran out (thinking counts toward it): once more with twice the room.
                 params["max_tokens"] = min(2 * params["max_tokens"], MAX_OUTPUT_TOKENS)
                 message = await self._send(record, params, policy)
                 content, stop = await self._resume_paused(record, params, policy, message)
-                if stop == "max_tokens" and is_cut(content):
-                    raise ModelOutputInvalid("The answer was cut off before it said anything.")
             if stop == "max_tokens":
+                if is_cut(content):
+                    raise ModelOutputInvalid("The answer was cut off before it said anything.")
                 content, stop = await self._continue(record, params, policy, content)
             return reply_from_blocks(content, stop, cast(Usage, record.usage))
 
