@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.device import Device
-from tests.support.messages_api import opens_turn
-from tests.support.messages_api import structured_name
+from tests.support.messages_api import opens_turn, structured_name
 from tests.support.stack import Stack, running_stack
 from tests.support.waiting import eventually
 from violet.models.cache import system_text
