@@ -11,6 +11,7 @@ no key is set.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from violet.models import (
     DEFAULT_FAST_MODEL,
     DEFAULT_MAIN_MODEL,
+    Candidate,
     ModelClient,
     ModelError,
     ModelMessage,
@@ -26,11 +28,11 @@ from violet.models import (
     Reply,
     UsageLedger,
     make_model_client,
+    pick,
 )
 from violet.models import tools as t
 from violet.models.anthropic_client import DEFAULT_BASE_URL
 from violet.models.cache import cached_system
-from violet.models.validation import strict_object
 from violet.settings import CommonSettings, load_settings
 
 PERSON = "violet-check-model"
@@ -53,6 +55,8 @@ class Unreachable(Exception):
 
 
 def check_model() -> int:
+    # Each check tells its own outcome; the client's warnings would only repeat it.
+    logging.basicConfig(level=logging.ERROR)
     settings = load_settings(CommonSettings)
     if not settings.anthropic_api_key:
         print("No ANTHROPIC_API_KEY is set: Violet runs on its offline model; nothing to check.")
@@ -152,15 +156,12 @@ async def _work_call(client: ModelClient) -> str:
 
 
 async def _structured_call(client: ModelClient) -> str:
-    schema = strict_object(ready={"type": "boolean"}, word={"type": "string"})
-    answer = await client.structured(
-        name="check",
-        description="Answer whether you are ready, and one word of greeting.",
-        schema=schema,
-        prompt="Are you ready? Give one word of greeting too.",
-        person=PERSON,
+    """One routing pick, as Violet asks it: the shape of every structured call."""
+    topic = Candidate("check", "checking that Violet can reach her models", 0.9)
+    chosen = await pick(
+        client, request="Are you able to reach your models?", candidates=[topic], person=PERSON
     )
-    return f"structured output accepted ({answer})"
+    return f"structured output accepted (picked {chosen.choice!r} at {chosen.confidence:.2f})"
 
 
 async def _cache_calls(client: ModelClient) -> str:

@@ -43,15 +43,15 @@ TOOL_WORDS = {
 TOOL_NAME = re.compile(r"`?\b(" + "|".join(map(re.escape, TOOL_WORDS)) + r")\b`?", re.IGNORECASE)
 # Each internal word (singular and plural) and the everyday words that take its place.
 EVERYDAY = {
-    "work session": ("background work", "background work"),
+    "work session": ("background task", "background tasks"),
     "router": ("internet box", "internet boxes"),
     "route": ("way", "ways"),
-    "candidate": ("option", "options"),
+    "candidate": ("choice", "choices"),
     "card": ("note", "notes"),
     "tool": ("helper", "helpers"),
     "fold": ("tuck", "tucks"),
     "summary": ("recap", "recaps"),
-    "pinned": ("kept at hand", "kept at hand"),
+    "pinned": ("saved", "saved"),
 }
 _PLURALS = {"summary": "summaries"}
 INTERNAL_WORD = re.compile(
@@ -62,7 +62,6 @@ INTERNAL_WORD = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-_A_WORK_SESSION = re.compile(r"\ban?\s+(work session)\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\s*[(\[]\s*[)\]]")
 _SPACES = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_MARK = re.compile(r"[ \t]+([.,;:!?])")
@@ -79,8 +78,6 @@ def in_plain_words(text: str) -> Mended:
     changes: Counter[str] = Counter()
     text = _replace(ISSUED_ID, text, lambda _: "", changes, "id")
     text = _replace(TOOL_NAME, text, lambda m: TOOL_WORDS[m.group(1).lower()], changes, "tool name")
-    # "a work session" reads "background work", so no article stands before it
-    text = _A_WORK_SESSION.sub(lambda m: _cased(m.group(1), like=m.group(0)), text)
     text = _replace(INTERNAL_WORD, text, _everyday, changes, "internal word")
     if changes:
         text = _tidy(text)

@@ -81,8 +81,8 @@ def anthropic_client(api: MessagesAPI, ledger: UsageLedger, max_retries: int = 2
     return make_model_client(
         api_key="k",
         base_url=api.url,
-        main_model="claude-main-test",
-        fast_model="claude-fast-test",
+        main_model="claude-opus-5-5",
+        fast_model="claude-haiku-5-5",
         max_retries=max_retries,
         backoff_base_s=0.01,
         backoff_max_s=0.02,
@@ -107,7 +107,7 @@ async def test_a_call_span_carries_the_gen_ai_attributes(spans, messages_api):
     attributes = dict(span.attributes)
     assert attributes["gen_ai.provider.name"] == "anthropic"
     assert attributes["gen_ai.operation.name"] == "chat"
-    assert attributes["gen_ai.request.model"] == "claude-main-test"
+    assert attributes["gen_ai.request.model"] == "claude-opus-5-5"
     assert attributes["gen_ai.usage.input_tokens"] == reply.usage.input_tokens
     assert attributes["gen_ai.usage.cache_read.input_tokens"] == 0
     assert attributes["gen_ai.usage.output_tokens"] == reply.usage.output_tokens

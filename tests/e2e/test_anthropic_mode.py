@@ -1,6 +1,8 @@
-"""The Anthropic mode end to end while the model API misbehaves as a busy service does: every
-say answered exactly once, memory, routing and every kind of background work still working, and
-no request the API's documented rules refuse (the suite fails on one)."""
+"""The Anthropic mode end to end, on the real SDK against the local Messages API that keeps the
+configured models' documented rules (the suite fails on a request it refuses): while the API
+misbehaves as a busy service does, every say is answered exactly once and memory, routing and
+every kind of background work still work; what the model writes of its inner workings never
+reaches the phone; a slow answer shows that Violet is thinking."""
 
 from __future__ import annotations
 
@@ -149,3 +151,29 @@ async def test_refusals_are_told_plainly_and_every_say_is_still_answered_once(
         api.fail_every(0)
     answers = [f["text"] for f in phone.seen if f["type"] == "message" and f["from"] == "violet"]
     assert all(text.strip() for text in answers)
+
+
+async def test_what_the_model_writes_of_its_inner_workings_never_reaches_the_phone(
+    world: World, phone: Device
+) -> None:
+    api = world.stack.model_api
+    assert api is not None
+    leaky = "I gave it to a work session with start_work (p_1a2b3c4d); the router has a summary."
+    api.push({"text": leaky})
+    answer = await phone.ask("hello there")
+    assert answer["text"] == (
+        "I gave it to a background task with my background work; the internet box has a recap."
+    )
+
+
+async def test_a_slow_answer_shows_that_violet_is_thinking_and_then_clears_it(
+    world: World, phone: Device
+) -> None:
+    api = world.stack.model_api
+    assert api is not None
+    api.push({"text": "Sorry to keep you waiting.", "stall_s": 2.5})
+    answer = await phone.ask("are you there?")
+    assert answer["text"] == "Sorry to keep you waiting."
+    # cleared before the answer is stored, so the line never outlives it
+    lines = [f["text"] for f in phone.seen if f["type"] == "activity"]
+    assert lines == ["Thinking it over", ""]
