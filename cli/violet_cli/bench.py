@@ -490,11 +490,13 @@ def render_context_economy(economies: dict[str, Economy]) -> str:
 One person talks for {ECONOMY_TURNS:,} turns at the default window (30 messages), saying what
 speaker A says in the LoCoMo conversations, one after another. The session service's own parts
 (transcript, pins, fold and turn runner, on SQLite) run in process and call the model through the
-real SDK, on the local Messages API server (`tests/support/messages_api.py`), which answers by the
-offline model's rules, caches prompts as the API does (breakpoints, 5-minute lifetime, a
-1,024-token minimum) and records every request with its usage. Its main model records a promise
-every {PROMISE_EVERY} turns and either never keeps one or keeps each on the turn before the next.
-Tokens are estimated as a quarter of the characters. Memory recall is a stand-in returning up to
+real SDK, on the local Messages API server (`tests/support/messages_api.py`), which keeps the
+configured models' documented rules, answers by the offline model's rules, caches prompts as
+the API does (breakpoints, 5-minute lifetime, a 512-token minimum) and records every request
+with its usage. Its main model records a promise every {PROMISE_EVERY} turns and either never
+keeps one or keeps each on the turn before the next. Tokens are estimated as the 5.5 models'
+tokenizer counts them, about 30% more than a quarter of the characters. Memory recall is a
+stand-in returning up to
 3 of the person's earlier sentences. "Whole history" is the same call holding every message so far
 instead of the summary and the window. The stable prefix is the share of a main call, by
 characters, in leading blocks identical to the previous main call's. The table counts every main

@@ -12,7 +12,8 @@ stand-in that returns up to 3 of the person's earlier sentences sharing words wi
 calls, `cache_control`, the stable prefix (leading blocks identical to the previous main call)
 and the share of input read from the cache. The full-history baseline is the same call with the
 whole conversation in place of the summary and the window, estimated as the local server counts
-tokens (a quarter of the characters of each block's JSON).
+tokens (about 30% more than a quarter of the characters of each block's JSON, as the 5.5
+models' tokenizer counts).
 """
 
 from __future__ import annotations
