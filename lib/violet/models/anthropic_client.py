@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any, cast
 
 import anthropic
@@ -186,7 +187,7 @@ class AnthropicModelClient:
         system: System | None,
         messages: list[ModelMessage],
         policy: CallPolicy,
-    ) -> Any:
+    ) -> AbstractContextManager[CallRecord]:
         return model_call(
             ledger=self.ledger,
             person=person,
