@@ -11,7 +11,6 @@ drops it.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from session.conversations import Conversation
@@ -22,8 +21,6 @@ from session.window import Window
 from violet.fallbacks import fallback
 from violet.models import ModelClient, ModelError
 from violet.models import fold as fold_call
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

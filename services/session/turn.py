@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -34,8 +33,6 @@ from violet.models import (
     TextBlock,
 )
 from violet.models.tools import MAIN_TOOLS
-
-log = logging.getLogger(__name__)
 
 APOLOGY = {
     "en": "Sorry, I couldn't think that through just now. Could you say it again in a moment?",
