@@ -103,7 +103,7 @@ async def test_a_call_span_carries_the_gen_ai_attributes(spans, messages_api):
     )
     await client.aclose()
     [span] = spans.get_finished_spans()  # one span for the call and its retry, the SDK's none
-    assert span.name == "chat claude-main-test"
+    assert span.name == "chat claude-opus-5-5"
     attributes = dict(span.attributes)
     assert attributes["gen_ai.provider.name"] == "anthropic"
     assert attributes["gen_ai.operation.name"] == "chat"
