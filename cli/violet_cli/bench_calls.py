@@ -30,6 +30,7 @@ from violet_cli.economy import answers_person, local_messages_api, locomo_lines,
 
 TURNS = 300
 CACHE_TURNS = (50, 300)
+SHARE_TURNS = 10
 WORK_EVERY = 25
 BUSY_EVERY = 40
 BUSY = {"error": {"status": 429, "type": "rate_limit_error"}, "retry_after_ms": 200}
@@ -45,7 +46,9 @@ class Calls:
     by_kind: Counter[str]  # answered requests
     retried: Counter[str]  # requests answered with a status that is tried again
     rejected: int  # requests the local API refused (each one a defect)
-    cache_share: dict[int, float]  # turn: share of its main call's input read from the cache
+    # turn: the share of the input read from the cache by the calls answering the 10 turns up
+    # to it
+    cache_share: dict[int, float]
     seconds: float
 
     def as_dict(self) -> JsonObject:
@@ -69,12 +72,13 @@ def kind_of(body: JsonObject) -> str:
         return "work"
     if t.RECORD_PROMISE not in offered:
         return "other"
-    if answers_person(body):
-        return "main"
     last = body["messages"][-1]["content"]
-    if isinstance(last, list) and all(b.get("type") == "tool_result" for b in last):
+    blocks = last if isinstance(last, list) else [{"type": "text", "text": last}]
+    if all(b.get("type") == "tool_result" for b in blocks):
         return "main tool round"
-    return "main telling a result"
+    if any(str(b.get("text", "")).startswith(t.UPDATE_PREFIX) for b in blocks):
+        return "main telling a result"
+    return "main" if answers_person(body) else "other"
 
 
 def lines(data_dir: Path) -> list[str]:
@@ -118,9 +122,10 @@ def count_calls(recorded: list[JsonObject], turns: int, seconds: float) -> Calls
     mains = [r for r in answered if kind_of(r["body"]) == "main" and r.get("usage")]
     shares = {}
     for turn in CACHE_TURNS:
-        if turn <= len(mains):
-            usage = mains[turn - 1]["usage"]
-            shares[turn] = usage["cache_read_input_tokens"] / prompt_tokens(usage)
+        if turn <= len(mains):  # the calls answering the 10 turns up to it, a fold among them
+            usages = [r["usage"] for r in mains[turn - SHARE_TURNS : turn]]
+            read = sum(usage["cache_read_input_tokens"] for usage in usages)
+            shares[turn] = read / sum(prompt_tokens(usage) for usage in usages)
     return Calls(
         turns=turns,
         by_kind=Counter(kind_of(r["body"]) for r in answered),
@@ -137,7 +142,9 @@ def render_calls(calls: Calls) -> str:
         f" | {calls.retried.get(kind, 0)} |"
         for kind in KINDS
     )
-    shares = ", ".join(f"turn {k}: {v:.1%}" for k, v in calls.cache_share.items())
+    shares = ", ".join(
+        f"turns {k - SHARE_TURNS + 1} to {k}: {v:.1%}" for k, v in calls.cache_share.items()
+    )
     return f"""## Model calls per turn
 
 One person says {calls.turns} things to a local stack of the five services in the Anthropic mode:
@@ -152,5 +159,5 @@ to background work every {WORK_EVERY} turns. Every {BUSY_EVERY}th request is ans
 {rows}
 
 Requests the local API refused: {calls.rejected}. Share of the main call's input read from the
-prompt cache, on the call answering the person: {shares}.
+prompt cache, over the calls answering the person: {shares}.
 """
