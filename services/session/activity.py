@@ -15,7 +15,7 @@ from violet.language import phrase
 THINKING = {
     "en": "Thinking it over",
     "pt": "Pensando nisso",
-    "es": "Pensándolo",
+    "es": "Lo estoy pensando",
     "fr": "Je réfléchis",
     "de": "Ich denke nach",
 }
