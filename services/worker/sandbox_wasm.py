@@ -71,7 +71,8 @@ class WasmSandbox:
         self._spare: Process | None = None
 
     async def prepare(self) -> None:
-        """Compiles the interpreter into the cache unless it is there; once per process."""
+        """Compiles the interpreter into the cache unless it is there, once per process, and
+        starts the first run's runner, so that no run waits for an interpreter to load."""
         async with self._preparing:
             if self._prepared:
                 return
@@ -94,6 +95,7 @@ class WasmSandbox:
             if self._mine is None:
                 self._mine = await asyncio.to_thread(self._claim_runs_folder)
             self._prepared = True
+        await self._start_spare()
 
     def _claim_runs_folder(self) -> Path:
         """A folder for this process's runs, locked for as long as it lives. Folders no process

@@ -60,6 +60,7 @@ async def sandbox(backend: str, home: Path, folders: Folders) -> AsyncIterator[S
         yield BubblewrapSandbox(LIMITS, hidden=(home, folders.root))
         return
     wasm = WasmSandbox(LIMITS, SANDBOX_CACHE, home / "sandbox-runs")
+    await wasm.prepare()  # as the worker does at start: no run pays for a cold interpreter
     yield wasm
     await wasm.close()
 
