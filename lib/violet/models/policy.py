@@ -51,6 +51,7 @@ POLICIES: dict[CallKind, CallPolicy] = {
     "main": CallPolicy("medium", 16_000, True, 120.0, 60.0, 180.0, 4),
     # Unattended, and may think long: streamed, so a long answer is never cut by a timeout.
     "work": CallPolicy("high", 32_000, True, 600.0, 90.0, 900.0, 4),
-    # Fold, routing pick, memory origin: short JSON answers on the fast model.
-    "structured": CallPolicy("low", 4_096, False, 60.0, 60.0, 90.0, 4),
+    # Fold, routing pick, memory origin: short JSON answers on the fast model. The pick runs
+    # inside a call between services (VIOLET_RPC_TIMEOUT_S, 30 s): all its tries fit in it.
+    "structured": CallPolicy("low", 4_096, False, 20.0, 20.0, 25.0, 4),
 }
