@@ -17,7 +17,14 @@ from violet import database
 from violet.models import LEDGER, ModelUnavailable, Reply, System, Tool, Usage
 from violet.models import tools as t
 from violet.models.base import reply_from_blocks
-from worker.agent import GAVE_UP, MODEL_FAILED, STARTING, WorkAgent, window
+from worker.agent import (
+    GAVE_UP,
+    MODEL_FAILED,
+    STARTING,
+    WorkAgent,
+    thinking_of_this_request,
+    window,
+)
 from worker.folders import Folders
 from worker.mail import Mailer
 from worker.sandbox import Limits, NoSandbox
@@ -353,3 +360,19 @@ async def test_a_request_whose_key_is_held_starts_nothing_new(store: WorkStore) 
     theirs = await store.requests.start("bo", "", "look up a", title="a", key="c_1/say:3/w/1")
     assert again == first and len({first, other, theirs}) == 3
     assert await store.requests.texts_of(first) == ["look up a"]
+
+
+def test_only_the_request_under_way_sends_its_thinking_back() -> None:
+    thought = {"type": "thinking", "thinking": "", "signature": "sig"}
+    call = {"type": "tool_use", "id": "toolu_1", "name": t.RUN_PYTHON, "input": {"code": "1"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"}
+    exchange = [
+        {"role": "assistant", "content": [thought, call]},
+        {"role": "user", "content": [result]},
+    ]
+    earlier = [{"role": "user", "content": "calculate 1"}, *exchange]
+    done = {"role": "assistant", "content": [{"type": "text", "text": "It is 1."}]}
+    current = [{"role": "user", "content": "calculate 2"}, *exchange]
+    sent = thinking_of_this_request([*earlier, done, *current])
+    assert sent[1]["content"] == [call]  # an earlier request's thinking is left out
+    assert sent[2:] == [earlier[2], done, *current]  # the rest goes as it was
