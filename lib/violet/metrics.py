@@ -55,3 +55,8 @@ MODEL_RETRIES = _meter.create_counter(
     "violet.model.retries",
     description="Model requests sent again, by call and by the cause of the retry",
 )
+MODEL_COST = _meter.create_counter(
+    "violet.model.cost",
+    unit="USD",
+    description="What model calls cost by the price table (violet.models.prices)",
+)

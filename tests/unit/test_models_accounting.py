@@ -23,6 +23,7 @@ from violet.models import (
     make_model_client,
 )
 from violet.models.cache import cached_system
+from violet.models.prices import PRICES
 
 messages_api_server = api_support.messages_api_server  # the fixtures
 messages_api = api_support.messages_api
@@ -119,6 +120,9 @@ async def test_a_call_span_carries_the_gen_ai_attributes(spans, messages_api):
     assert attributes["violet.model.latency_s"] > 0
     assert SECRET_WORDS not in str(attributes) and "be kind" not in str(attributes)
     assert ledger.totals("ana").calls == 1
+    dollars = PRICES["claude-opus-5-5"].cost_usd(reply.usage)
+    assert attributes["violet.model.cost_usd"] == pytest.approx(dollars, abs=1e-8) and dollars > 0
+    assert ledger.totals("ana").cost_usd == pytest.approx(dollars)
 
 
 async def test_message_text_goes_on_spans_only_when_asked(spans, monkeypatch):

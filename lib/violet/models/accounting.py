@@ -18,11 +18,12 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
-from violet.metrics import MODEL_SECONDS, MODEL_TOKENS
+from violet.metrics import MODEL_COST, MODEL_SECONDS, MODEL_TOKENS
 from violet.models.base import System, Usage
 from violet.models.cache import system_text
 from violet.models.errors import ModelOutputInvalid, ModelRejected, ModelUnavailable
 from violet.models.messages import ContentBlock, ModelMessage
+from violet.models.prices import cost_usd
 from violet.telemetry import content_allowed as trace_content
 
 SYSTEM = "anthropic"
@@ -47,6 +48,7 @@ class UsageTotals:
     cache_read_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
+    cost_usd: float = 0.0  # of the calls the price table prices (`violet.models.prices`)
 
     def add(self, other: UsageTotals) -> None:
         for field in fields(self):
@@ -71,6 +73,7 @@ class UsageLedger:
             one.cache_write_tokens = usage.cache_write_tokens
             one.cache_read_tokens = usage.cache_read_tokens
             one.output_tokens = usage.output_tokens
+            one.cost_usd = cost_usd(usage) or 0.0
         with self._lock:
             self._totals.setdefault((person, call), UsageTotals()).add(one)
 
@@ -210,6 +213,9 @@ def _finish(
         span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
         span.set_attribute("gen_ai.response.model", usage.model)
+        dollars = cost_usd(usage)
+        if dollars is not None:
+            span.set_attribute("violet.model.cost_usd", round(dollars, 8))
     span.set_attribute("violet.model.latency_s", round(latency_s, 6))
     span.set_attribute("violet.model.outcome", outcome)
     span.set_attribute("violet.model.attempts", record.attempts)
@@ -234,6 +240,9 @@ def _finish(
     MODEL_SECONDS.record(latency_s, common)
     if usage:
         _record_tokens(usage, common)
+        dollars = cost_usd(usage)
+        if dollars is not None:
+            MODEL_COST.add(dollars, {**common, "gen_ai.response.model": usage.model})
 
 
 def _record_tokens(usage: Usage, common: dict[str, str]) -> None:

@@ -309,6 +309,11 @@ class AnthropicModelClient:
             latency_s=record.elapsed_s(),
             cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
             cache_read_tokens=message.usage.cache_read_input_tokens or 0,
+            cache_write_1h_tokens=(
+                message.usage.cache_creation.ephemeral_1h_input_tokens
+                if message.usage.cache_creation is not None
+                else 0
+            ),
         )
         record.answered(
             usage,

@@ -50,6 +50,7 @@ class Usage:
     latency_s: float
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    cache_write_1h_tokens: int = 0  # the part of `cache_write_tokens` kept for an hour
 
     @property
     def prompt_tokens(self) -> int:
@@ -64,6 +65,7 @@ class Usage:
             latency_s=other.latency_s,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_1h_tokens=self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
 
