@@ -35,6 +35,28 @@ def main(argv: list[str] | None = None) -> None:
         "kind of call work",
     )
 
+    person = commands.add_parser("person", help="a person's Anthropic key and budget (operator)")
+    about = person.add_subparsers(dest="about", required=True, metavar="WHAT")
+    key = about.add_parser("key", help="set or remove the person's own Anthropic key")
+    key_actions = key.add_subparsers(dest="action", required=True, metavar="ACTION")
+    key_actions.add_parser(
+        "set", help="set the key, read from standard input; it is checked with one small call"
+    ).add_argument("name")
+    key_actions.add_parser("remove", help="remove the key").add_argument("name")
+    budget = about.add_parser("budget", help="the person's limits on the operator's key")
+    budget.add_argument("name")
+    budget.add_argument("--day", type=float, default=-1, help="US dollars a day; 0: no limit")
+    budget.add_argument("--month", type=float, default=-1, help="US dollars a month; 0: no limit")
+
+    keys = commands.add_parser("keys", help="the key-encryption key people's keys are sealed with")
+    keys.add_subparsers(dest="action", required=True, metavar="ACTION").add_parser(
+        "rotate", help="seal every person's key again under the current key-encryption key"
+    )
+
+    usage = commands.add_parser("usage", help="what each person's model calls used and cost")
+    usage.add_argument("--person", default="", help="only this person")
+    usage.add_argument("--since", default="", help="from this day, YYYY-MM-DD (default: the 1st)")
+
     evaluate = commands.add_parser("eval", help="measure routing or memory recall on a data file")
     evaluations = evaluate.add_subparsers(dest="what", required=True, metavar="WHAT")
     evaluations.add_parser("routing", help="routing cases (JSONL)").add_argument("file")
@@ -74,6 +96,8 @@ def main(argv: list[str] | None = None) -> None:
         from violet_cli.check_model import check_model
 
         sys.exit(check_model())
+    elif args.command in ("person", "keys", "usage"):
+        sys.exit(_accounts(args))
     elif args.command == "eval":
         _evaluate(args.what, args.file)
     elif args.command == "bench":
@@ -84,6 +108,20 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as error:
             parser.error(str(error))
         sys.exit(run_benchmarks(args.data, args.out, args.only))
+
+
+def _accounts(args: argparse.Namespace) -> int:
+    from violet_cli import accounts
+
+    if args.command == "usage":
+        return accounts.usage(args.person, args.since)
+    if args.command == "keys":
+        return accounts.rotate()
+    if args.about == "budget":
+        return accounts.set_budget(args.name, args.day, args.month)
+    if args.action == "set":
+        return accounts.set_key(args.name)
+    return accounts.remove_key(args.name)
 
 
 def _evaluate(what: str, path: str) -> None:

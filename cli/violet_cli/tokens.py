@@ -30,13 +30,13 @@ def local_token(person: str, create: bool = True, internal: bool = False) -> str
     stack has run yet (the stack started later uses the same one); without it, a missing secret
     is an error."""
     settings = load_settings(CommonSettings)
-    secret = settings.secret or _stack_secret(settings.home, create)
+    secret = settings.secret or stack_secret(settings.home, create)
     if internal:
         return issue_internal_token(person, secret, OPERATOR_TOKEN_TTL_S)
     return issue_token(person, secret)
 
 
-def _stack_secret(configured: Path, create: bool) -> str:
+def stack_secret(configured: Path, create: bool) -> str:
     home = stack_home(configured)
     if not (home / "secret").exists() and not create:
         raise NoLocalStack(

@@ -30,6 +30,10 @@ Fallback = Literal[
     "answer_cut",  # an answer stopped at its length limit and could not be finished
     "answer_failed",  # the main model failed: the person is asked to say it again
     "work_failed",  # background work's model failed: the result says it could not finish
+    "own_key_refused",  # a person's own key was refused: set aside, the call made as it says now
+    "operator_key_missing",  # the operator pays but this replica has no key: the built-in model
+    "key_unchecked",  # a key could not be checked when set: not kept, the person asked again
+    "usage_dropped",  # usage could not be recorded for too long: the oldest rows were dropped
 ]
 
 _lock = threading.Lock()

@@ -35,12 +35,15 @@ import jwt
 ALGORITHM = "HS256"
 ISSUER = "violet"
 INTERNAL_AUDIENCE = "violet-internal"
+OPERATOR_AUDIENCE = "violet-operator"
+OPERATOR = "operator"
 DEVICE_TOKEN_TTL_S = 90 * 24 * 3600
 SERVICE_TOKEN_TTL_S = 15 * 60
 OPERATOR_TOKEN_TTL_S = 60 * 60
 METADATA_KEY = "authorization"
 ISSUED_PERSON_PREFIX = "oidc:"
 _INTERNAL_KEY_LABEL = b"violet internal service tokens"
+_OPERATOR_KEY_LABEL = b"violet operator tokens"
 
 # Who the running call or task works for; empty: nobody, and no person's rows are visible.
 _person: ContextVar[str] = ContextVar("violet_person", default="")
@@ -96,6 +99,10 @@ def _internal_key(secret: str) -> str:
     return hmac.new(secret.encode(), _INTERNAL_KEY_LABEL, hashlib.sha256).hexdigest()
 
 
+def _operator_key(secret: str) -> str:
+    return hmac.new(secret.encode(), _OPERATOR_KEY_LABEL, hashlib.sha256).hexdigest()
+
+
 def _claims(person: str, ttl_s: int) -> dict[str, Any]:
     if not person or not person.strip():
         raise ValueError("A person's name cannot be empty.")
@@ -121,6 +128,13 @@ def issue_internal_token(person: str, secret: str, ttl_s: int = SERVICE_TOKEN_TT
     """An internal token: what one service sends another on the person's behalf."""
     claims = {**_claims(person, ttl_s), "aud": INTERNAL_AUDIENCE}
     return jwt.encode(claims, _internal_key(secret), algorithm=ALGORITHM)
+
+
+def issue_operator_token(secret: str, ttl_s: int = OPERATOR_TOKEN_TTL_S) -> str:
+    """An operator token: what `violet person key`, `violet usage` and `violet keys rotate`
+    send. No service issues one; only someone holding the stack's secret can."""
+    claims = {**_claims(OPERATOR, ttl_s), "aud": OPERATOR_AUDIENCE}
+    return jwt.encode(claims, _operator_key(secret), algorithm=ALGORITHM)
 
 
 def _verify(token: str, key: str, audience: str | None) -> Identity:
@@ -164,6 +178,21 @@ async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identi
                 )
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the call carries no bearer token")
     raise AssertionError("abort returns only by raising")
+
+
+async def authenticate_operator(context: grpc.aio.ServicerContext, secret: str) -> None:
+    """Aborts the call unless it carries an operator token (a person's token of either kind
+    is refused). The call then acts for nobody until it names a person itself."""
+    for key, value in context.invocation_metadata() or ():
+        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
+            try:
+                _verify(value.removeprefix("Bearer "), _operator_key(secret), OPERATOR_AUDIENCE)
+                return
+            except Unauthorized as error:
+                await context.abort(
+                    grpc.StatusCode.PERMISSION_DENIED, f"not an operator token: {error}"
+                )
+    await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the call carries no bearer token")
 
 
 def service_identity(person: str, secret: str) -> Identity:

@@ -77,6 +77,22 @@ class CommonSettings(BaseSettings):
     anthropic_base_url: str = Field(default="", validation_alias=AliasChoices("ANTHROPIC_BASE_URL"))
     main_model: str = Field(default="", description="Main model name; empty for the default.")
     fast_model: str = Field(default="", description="Fast model name; empty for the default.")
+    operator_key_shared: bool = Field(
+        default=True,
+        description="Whether people without a key of their own use ANTHROPIC_API_KEY.",
+    )
+    key_encryption_keys: str = Field(
+        default="",
+        repr=False,
+        description="ID:BASE64 keys (32 bytes) sealing people's Anthropic keys, the first "
+        "current; default a file made in home.",
+    )
+    key_cache_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=60,
+        description="How long a replica uses a person's key before asking again (at most 60).",
+    )
 
     @field_validator("secret")
     @classmethod

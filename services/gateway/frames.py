@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.phrases import TOO_LONG, Phrase
@@ -17,6 +17,7 @@ from violet.language import ENGLISH, phrase
 MAX_FRAME_BYTES = 64 * 1024
 MAX_SAY_CHARS = 8_000
 MAX_ID_CHARS = 128
+MAX_KEY_CHARS = 500
 
 OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "welcome": frozenset({"type", "conversation", "seq"}),
@@ -25,6 +26,7 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "activity": frozenset({"type", "text"}),
     "memory": frozenset({"type", "items"}),
     "error": frozenset({"type", "code", "text"}),
+    "account": frozenset({"type", "key", "ending", "month_usd", "text", "note"}),
 }
 MEMORY_ITEM_KEYS = frozenset({"item", "text", "origin", "at"})
 ERROR_CODES = frozenset({"bad_frame", "unauthorized", "too_long", "rate_limited", "unavailable"})
@@ -92,7 +94,13 @@ class MemoryRequest:
     item: str = ""
 
 
-Incoming = Hello | Say | MemoryRequest
+@dataclass(frozen=True)
+class AccountRequest:
+    action: str  # "show", "set_key" or "remove_key"
+    key: str = field(default="", repr=False)  # never printed, not even in a traceback
+
+
+Incoming = Hello | Say | MemoryRequest | AccountRequest
 
 
 def parse(raw: str | bytes) -> Incoming:
@@ -169,6 +177,16 @@ def _memory(action: str, needs_item: bool) -> Callable[[dict[str, Any]], MemoryR
     return parse_memory
 
 
+def _key_set(data: dict[str, Any]) -> AccountRequest:
+    key = data.get("key")
+    if not isinstance(key, str) or not key.strip():
+        raise FrameError("bad_frame", 'Paste your key as "key".')
+    key = key.strip()
+    if len(key) > MAX_KEY_CHARS or any(c.isspace() or c == "\x00" for c in key):
+        raise FrameError("bad_frame", "That doesn't look like a key: it is one word, no spaces.")
+    return AccountRequest("set_key", key)
+
+
 _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "hello": _hello,
     "say": _say,
@@ -176,4 +194,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "memory.forget": _memory("forget", needs_item=True),
     "memory.restore": _memory("restore", needs_item=True),
     "memory.forget_all": _memory("forget_all", needs_item=False),
+    "account.show": lambda _: AccountRequest("show"),
+    "key.set": _key_set,
+    "key.remove": lambda _: AccountRequest("remove_key"),
 }

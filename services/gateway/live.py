@@ -19,7 +19,7 @@ from opentelemetry import trace
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway import frames, phrases
-from gateway.frames import FrameError, Hello, MemoryRequest, Say
+from gateway.frames import AccountRequest, FrameError, Hello, MemoryRequest, Say
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
@@ -27,7 +27,14 @@ from violet.channels import Peers
 from violet.identity import Unauthorized, service_identity
 from violet.language import ENGLISH, RECENT_MESSAGES, detect, phrase
 from violet.metrics import SAYS_REFUSED
-from violet.v1 import memory_pb2, memory_pb2_grpc, session_pb2, session_pb2_grpc
+from violet.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    memory_pb2,
+    memory_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+)
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
@@ -298,6 +305,8 @@ class LiveEndpoint:
             await self._say(device, person, frame)
         elif isinstance(frame, MemoryRequest):
             await self._memory_page(device, person, frame)
+        elif isinstance(frame, AccountRequest):
+            await self._account(device, person, frame)
 
     async def _say(self, device: Device, person: str, say: Say) -> None:
         if not self._limiter.allow(person):
@@ -336,6 +345,36 @@ class LiveEndpoint:
                 SAYS_REFUSED.add(1, {"violet.limit": "session"})
                 raise FrameError("unavailable", phrases.BUSY) from None
             raise FrameError("unavailable", phrases.AWAY) from None
+
+    async def _account(self, device: Device, person: str, request: AccountRequest) -> None:
+        """The person's own key and month: shown, set (checked first) or removed."""
+        stub = self._peers.stub("session", accounts_pb2_grpc.AccountsStub)
+        metadata = self._internal(person)
+        calls: dict[str, Callable[[], Awaitable[accounts_pb2.AccountReply]]] = {
+            "show": lambda: stub.Show(accounts_pb2.ShowRequest(), metadata=metadata),
+            "set_key": lambda: stub.SetKey(
+                accounts_pb2.SetKeyRequest(key=request.key), metadata=metadata
+            ),
+            "remove_key": lambda: stub.RemoveKey(
+                accounts_pb2.RemoveKeyRequest(), metadata=metadata
+            ),
+        }
+        try:
+            account = await calls[request.action]()
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise FrameError("bad_frame", phrases.NOT_A_KEY) from None
+            raise FrameError("unavailable", phrases.ACCOUNT_AWAY) from None
+        await device.send(
+            frames.outgoing(
+                "account",
+                key=account.key,
+                ending=account.ending,
+                month_usd=round(account.month_usd, 4),
+                text=account.text,
+                note=account.refused,
+            )
+        )
 
     async def _memory_page(self, device: Device, person: str, request: MemoryRequest) -> None:
         metadata = self._internal(person)

@@ -64,3 +64,17 @@ PAGE_AWAY: Phrase = {
     "de": "Ihre Erinnerungen können gerade nicht angezeigt werden. Versuchen Sie es bitte "
     "gleich noch einmal.",
 }
+NOT_A_KEY: Phrase = {
+    "en": "That doesn't look like a key: it is one word, no spaces.",
+    "pt": "Isso não parece uma chave: é uma só palavra, sem espaços.",
+    "es": "Eso no parece una clave: es una sola palabra, sin espacios.",
+    "fr": "Cela ne ressemble pas à une clé : c'est un seul mot, sans espaces.",
+    "de": "Das sieht nicht wie ein Schlüssel aus: ein Wort, ohne Leerzeichen.",
+}
+ACCOUNT_AWAY: Phrase = {
+    "en": "Your key page can't be shown right now. Please try again in a moment.",
+    "pt": "A sua página da chave não pode ser mostrada agora. Tente de novo daqui a pouco.",
+    "es": "Tu página de la clave no se puede mostrar ahora. Inténtalo de nuevo en un momento.",
+    "fr": "Votre page de clé ne peut pas être affichée. Réessayez dans un instant.",
+    "de": "Ihre Schlüsselseite kann gerade nicht angezeigt werden. Bitte gleich noch einmal.",
+}

@@ -17,6 +17,7 @@ import grpc
 from memory.runtime import NAME, migrate, open_memory
 from memory.service import MemoryService
 from memory.settings import MemorySettings
+from violet.accounts_client import personal_model
 from violet.identity import resolve_secret
 from violet.server import Command, Hosted, run, start
 from violet.tasks import cancel_all
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 @contextlib.asynccontextmanager
 async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
-    async with open_memory(settings) as memory:
+    async with personal_model(settings) as model, open_memory(settings, model) as memory:
         service = MemoryService(memory, resolve_secret(settings.secret, settings.home))
         quiet = asyncio.create_task(
             memory.consolidator.consolidate_when_quiet(
@@ -47,7 +48,7 @@ async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
 
 
 async def sleep(settings: MemorySettings) -> int:
-    async with open_memory(settings) as memory:
+    async with personal_model(settings) as model, open_memory(settings, model) as memory:
         report = await memory.consolidator.sleep(timedelta(days=settings.memory_undo_days))
     log.info("sleep pass done", extra=asdict(report))
     print(json.dumps(asdict(report)))

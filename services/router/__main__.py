@@ -15,6 +15,7 @@ import grpc
 from router.runtime import NAME, migrate, open_router
 from router.service import RouterService
 from router.settings import RouterSettings
+from violet.accounts_client import personal_model
 from violet.identity import resolve_secret
 from violet.server import Command, Hosted, run
 from violet.v1 import router_pb2, router_pb2_grpc
@@ -22,7 +23,7 @@ from violet.v1 import router_pb2, router_pb2_grpc
 
 @contextlib.asynccontextmanager
 async def resources(settings: RouterSettings) -> AsyncIterator[Hosted]:
-    async with open_router(settings) as router:
+    async with personal_model(settings) as model, open_router(settings, model=model) as router:
         service = RouterService(router, resolve_secret(settings.secret, settings.home))
 
         def register(server: grpc.aio.Server) -> list[str]:

@@ -14,7 +14,7 @@ from router.scoring import Scorer, Weights
 from router.settings import RouterSettings
 from router.store import CardStore, DecisionLog
 from violet import database
-from violet.models import model_client_for
+from violet.models import ModelClient, model_client_for
 from violet.vectors import open_vector_store
 
 NAME = "router"
@@ -34,17 +34,19 @@ def shared_dimension(embedders: Embedders) -> int:
 
 @contextlib.asynccontextmanager
 async def open_router(
-    settings: RouterSettings, embedders: Embedders | None = None
+    settings: RouterSettings,
+    embedders: Embedders | None = None,
+    model: ModelClient | None = None,
 ) -> AsyncIterator[Router]:
     """`embedders` replace the shipped ones (evaluation memoises them); they must be the same
-    models."""
+    models. `model` replaces the configured model client (the service's pays per person)."""
     if embedders is None:
         embedders = await asyncio.to_thread(shipped_embedders)
     dimension = shared_dimension(embedders)
     scorer = Scorer(Weights.load(), MODEL_IDS, opening_dimension(embedders))
     engine = database.service_engine(settings, NAME)
     vectors = await open_vector_store(settings, dimension, NAME)
-    model = model_client_for(settings)
+    model = model or model_client_for(settings)
 
     try:
         yield Router(

@@ -10,25 +10,31 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from session.accounts import AccountRules, Accounts
+from session.accounts_service import AccountsService, OperatorService
 from session.actions import MainActions
 from session.activity import Activity
 from session.feed import Feed, listener_conninfo
 from session.fold import Fold
+from session.key_check import key_check
 from session.memory_client import MemoryClient
 from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
 from session.settings import SessionSettings
 from session.store import ConversationStore
 from session.turn import MainSession
+from session.turn_context import person_language
 from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
 from violet.channels import Peers
 from violet.identity import resolve_secret
-from violet.models import model_client_for
+from violet.keyring import resolve_keyring
+from violet.models.factory import personal_model_client
+from violet.models.usage import UsageBatches
 from violet.server import Hosted, run
 from violet.tasks import cancel_all
-from violet.v1 import session_pb2, session_pb2_grpc
+from violet.v1 import accounts_pb2, accounts_pb2_grpc, session_pb2, session_pb2_grpc
 
 NAME = "session"
 
@@ -46,8 +52,15 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     # PostgreSQL: other replicas' appends wake this one's streams once LISTEN is made.
     feed = Feed(settings.poll_s, settings.idle_poll_s, notified=not database.is_postgres(url))
     store = ConversationStore.open(db, notify=database.is_postgres(url))
-    model = model_client_for(settings)
     secret = resolve_secret(settings.secret, settings.home)
+    usage = UsageBatches(lambda person, rows: accounts.record_usage(person, rows))
+    accounts = Accounts(
+        db,
+        resolve_keyring(settings.key_encryption_keys, settings.home),
+        account_rules(settings),
+        key_check(settings, usage),
+    )
+    model = personal_model_client(settings, accounts, usage)
     window = Window(settings.window)
     peers = Peers(
         {name: settings.address_of(name) for name in ("memory", "router", "worker")},
@@ -56,7 +69,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     memory = MemoryClient(peers, settings.recall_timeout_s, settings.recall_wait_s)
     actions = MainActions(store.pins, store.effects, peers)
     activity = Activity(store.transcript, feed)
-    main = MainSession(model, store.pins, memory, actions, window, activity)
+    main = MainSession(model, store.pins, memory, actions, window, activity, accounts)
     runner = TurnRunner(
         store,
         main,
@@ -66,14 +79,29 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         backlog=settings.turn_backlog,
     )
     service = SessionService(store, runner, feed, activity, memory, secret)
-    background = [asyncio.create_task(runner.sweep_forever(settings.sweep_s))]
+
+    async def language_of(person: str) -> str:
+        conversation = await store.conversations.conversation_of(person)
+        newest = await store.conversations.last_seq(conversation)
+        return person_language(await store.transcript.since(conversation.id, newest - 10))
+
+    faces = (AccountsService(accounts, secret, language_of), OperatorService(accounts, secret))
+    background = [
+        asyncio.create_task(runner.sweep_forever(settings.sweep_s)),
+        asyncio.create_task(usage.flush_forever()),
+    ]
     if database.is_postgres(url):
         listening = feed.listen_postgres(listener_conninfo(url, replica))
         background.append(asyncio.create_task(listening))
 
     def register(server: grpc.aio.Server) -> list[str]:
         session_pb2_grpc.add_SessionServicer_to_server(service, server)
-        return [session_pb2.DESCRIPTOR.services_by_name["Session"].full_name]
+        accounts_pb2_grpc.add_AccountsServicer_to_server(faces[0], server)
+        accounts_pb2_grpc.add_OperatorServicer_to_server(faces[1], server)
+        return [
+            session_pb2.DESCRIPTOR.services_by_name["Session"].full_name,
+            *(service.full_name for service in accounts_pb2.DESCRIPTOR.services_by_name.values()),
+        ]
 
     try:
         yield Hosted(register, on_drain=feed.close)
@@ -82,7 +110,18 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         await runner.stop(settings.drain_s)
         await peers.close()
         await model.aclose()
+        await usage.aclose()
         await engine.dispose()
+
+
+def account_rules(settings: SessionSettings) -> AccountRules:
+    return AccountRules(
+        operator_key=bool(settings.anthropic_api_key),
+        operator_shared=settings.operator_key_shared,
+        day_usd=settings.budget_day_usd,
+        month_usd=settings.budget_month_usd,
+        warn_share=settings.budget_warn_share,
+    )
 
 
 def main() -> None:

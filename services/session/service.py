@@ -15,6 +15,7 @@ from session.store import ConversationStore
 from session.transcript import Message
 from violet.clock import timestamp
 from violet.identity import authenticate
+from violet.keyring import redact_keys
 from violet.v1 import session_pb2, session_pb2_grpc
 
 MAX_TEXT = 8_000
@@ -87,7 +88,10 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many turns wait here; nothing was stored"
             )
-        appended = await self._transcript.append_say(conversation, request.client_id, request.text)
+        # A key pasted into the conversation is kept only as its last characters: never in
+        # the transcript, in memory, or before a model.
+        said = redact_keys(request.text)
+        appended = await self._transcript.append_say(conversation, request.client_id, said)
         self._feed.publish(conversation.id)
         self._runner.schedule(conversation)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)

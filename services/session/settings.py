@@ -30,6 +30,15 @@ class SessionSettings(CommonSettings):
         description="People whose turns may wait on this replica before new ones are refused.",
     )
     replica: str = Field(default="", description="This replica's name; default host and pid.")
+    budget_day_usd: float = Field(
+        default=0.0, ge=0, description="Each person's daily limit on the operator's key; 0: none."
+    )
+    budget_month_usd: float = Field(
+        default=0.0, ge=0, description="Each person's monthly limit on the operator's key; 0: none."
+    )
+    budget_warn_share: float = Field(
+        default=0.8, gt=0, lt=1, description="The share of a limit at which the person is told."
+    )
 
     @field_validator("recall_wait_s")
     @classmethod

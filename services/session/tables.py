@@ -1,14 +1,19 @@
-"""The session service's tables: conversations, their model conversations, the transcript."""
+"""The session service's tables: conversations, their model conversations, the transcript, and
+each person's account with the models (their key, usage, budget)."""
 
 from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
+    Date,
+    Float,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -127,4 +132,55 @@ effects = Table(
     Column("content", Text, nullable=False),
     Column("topic", String(80), nullable=True),
     Column("created_at", UtcDateTime(), nullable=False),
+)
+
+# A person's own Anthropic key, sealed (`violet.keyring`): never stored in plain text.
+person_keys = Table(
+    "person_keys",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("kek_id", String(32), nullable=False),
+    Column("nonce", LargeBinary, nullable=False),
+    Column("sealed", LargeBinary, nullable=False),
+    Column("ending", String(4), nullable=False),
+    Column("set_at", UtcDateTime(), nullable=False),
+    # When a call on it was refused by its account; the key is no longer used from then on.
+    Column("refused_at", UtcDateTime(), nullable=True),
+)
+
+# What each person's model calls used and cost, summed by day (UTC), call, payer and model.
+model_usage = Table(
+    "model_usage",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("call", String(40), primary_key=True),
+    Column("payer", String(16), primary_key=True),
+    Column("model", String(80), primary_key=True),
+    Column("calls", BigInteger, nullable=False, default=0),
+    Column("input_tokens", BigInteger, nullable=False, default=0),
+    Column("cache_write_tokens", BigInteger, nullable=False, default=0),
+    Column("cache_read_tokens", BigInteger, nullable=False, default=0),
+    Column("output_tokens", BigInteger, nullable=False, default=0),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+)
+
+# A person's own limits on the operator's key, set by the operator; NULL: the setting's.
+budgets = Table(
+    "budgets",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("day_usd", Float, nullable=True),
+    Column("month_usd", Float, nullable=True),
+)
+
+# Things to tell the person once, with their next answer: a key refused, a budget nearly spent.
+account_notices = Table(
+    "account_notices",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    # What and for when: "key_refused:2026-12-03T10:00:00", "near:day:2026-12-03", ...
+    Column("notice", String(80), primary_key=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("told_at", UtcDateTime(), nullable=True),
 )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from opentelemetry import trace
 
+from session.accounts import Accounts
 from session.actions import MainActions
 from session.activity import Activity
 from session.context import as_said, main_prompt
@@ -32,6 +33,7 @@ from violet.models import (
     Reply,
     TextBlock,
 )
+from violet.models.credentials import CallsHeld
 from violet.models.tools import MAIN_TOOLS
 
 APOLOGY = {
@@ -79,10 +81,14 @@ class MainSession:
         actions: MainActions,
         window: Window,
         activity: Activity | None = None,
+        accounts: Accounts | None = None,
     ) -> None:
         """`activity`: where to show that Violet is thinking; None where no device follows
-        (the benchmarks)."""
+        (the benchmarks). `accounts`: what to tell the person about their account once, and
+        in what words a held call is answered; None where no account is kept (the benchmarks
+        and unit tests, whose calls are never held)."""
         self._model = model
+        self._accounts = accounts
         self._pins = pins
         self._memory = memory
         self._actions = actions
@@ -147,13 +153,27 @@ class MainSession:
         span.set_attribute("violet.turn.memory_checked", checked)
         async with self._thinking(conversation, language):
             try:
-                return await self._words(conversation, identity, prompt(visible), keys, language)
+                said = await self._words(
+                    conversation, identity, prompt(visible), keys, language, update
+                )
             except ModelContextFull as full:
                 # Only the newest half, as a rollover would carry it; the rollover follows.
                 fallback("answer_cut", f"{full}; answered from the newest messages")
                 carried = self._window.split(visible)[1]
-                said = await self._words(conversation, identity, prompt(carried), keys, language)
-                return Answer(said.text, said.remember, roll_over=True)
+                said = await self._words(
+                    conversation, identity, prompt(carried), keys, language, update
+                )
+                said = Answer(said.text, said.remember, roll_over=True)
+        return await self._with_notices(identity.person, said, language)
+
+    async def _with_notices(self, person: str, said: Answer, language: str) -> Answer:
+        """The answer, after anything to tell the person once about their account."""
+        if self._accounts is None:
+            return said
+        notices = await self._accounts.take_notices(person, language)
+        if not notices:
+            return said
+        return Answer("\n\n".join([*notices, said.text]), said.remember, said.roll_over)
 
     async def _words(
         self,
@@ -162,11 +182,19 @@ class MainSession:
         prompt: tuple[list[TextBlock], list[ModelMessage]],
         keys: CallKeys,
         language: str,
+        update: str,
     ) -> Answer:
-        """The model's answer in plain words; a refusal or a failure told plainly."""
+        """The model's answer in plain words; a refusal or a failure told plainly. With the
+        person's calls held, a say is told why and an update is told in its own words."""
         system, messages = prompt
         try:
             reply = await self._converse(conversation, identity, system, messages, keys)
+        except CallsHeld as held:
+            if update:
+                return Answer(in_plain_words(update).text)
+            if self._accounts is None:
+                raise
+            return Answer(self._accounts.held_text(held.hold, language))
         except ModelRefused as refused:
             fallback("refusal", str(refused), category=refused.category or "")
             return Answer(phrase(DECLINED, language), remember=False)

@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 import grpc
 
 from violet import database
+from violet.accounts_client import personal_model
 from violet.channels import Peers
 from violet.identity import resolve_secret
-from violet.models import model_client_for
+from violet.models import ModelClient
 from violet.server import Hosted, run
 from violet.tasks import cancel_all
 from violet.v1 import worker_pb2, worker_pb2_grpc
@@ -59,6 +60,12 @@ async def _close(sandbox: Sandbox) -> None:
 
 @contextlib.asynccontextmanager
 async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
+    async with personal_model(settings) as model, _served(settings, model) as hosted:
+        yield hosted
+
+
+@contextlib.asynccontextmanager
+async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator[Hosted]:
     engine = database.service_engine(settings, NAME)
     store = WorkStore(database.sessionmaker(engine))
     secret = resolve_secret(settings.secret, settings.home)
@@ -67,7 +74,6 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
         {name: settings.address_of(name) for name in ("session", "router")},
         settings.rpc_timeout_s,
     )
-    model = model_client_for(settings)
     web = Web(
         timeout_s=settings.fetch_timeout_s,
         max_bytes=settings.fetch_max_bytes,
@@ -124,7 +130,6 @@ async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
         await _close(sandbox)
         await peers.close()
         await web.aclose()
-        await model.aclose()
         await engine.dispose()
 
 

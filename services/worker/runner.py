@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from violet.identity import acting_for
+from violet.models.credentials import CallsHeld
 from violet.tasks import end_within
 from worker.agent import WorkAgent
 from worker.store import WorkStore
@@ -113,6 +114,9 @@ class WorkRunner:
                             await self._run(work_session_id)
                         if work_session_id not in self._again:
                             return
+        except CallsHeld as held:
+            # Kept as it is: the sweep takes it up again once the person's account allows.
+            log.info("work held", extra={"topic": work_session_id, "hold": held.hold.value})
         except Exception:
             log.exception(
                 "work step failed; the sweep tries again", extra={"topic": work_session_id}

@@ -27,6 +27,7 @@ from violet.models.accounting import (
 )
 from violet.models.base import Reply, System, Tier, Tool, ToolChoice, Usage, reply_from_blocks
 from violet.models.errors import (
+    KeyRefused,
     ModelContextFull,
     ModelError,
     ModelOutputInvalid,
@@ -41,6 +42,8 @@ from violet.models.retry import Backoff, is_retried, retry_after_s
 from violet.models.validation import structured_answer
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+# authentication_error, billing_error, permission_error: the key's account said no.
+KEY_REFUSED_STATUSES = frozenset({401, 402, 403})
 ADAPTIVE: JsonObject = {"type": "adaptive"}
 # A paused turn (a long server-side loop) is sent back to go on; a bound keeps it finite.
 MAX_PAUSES = 3
@@ -339,6 +342,12 @@ class AnthropicModelClient:
             if status is None or status == 429 or status >= 500 or status < 400:
                 return ModelUnavailable(
                     f"The answering service is busy or failing (HTTP {status}: {detail}); {tries}.",
+                    attempts=attempts,
+                    status_code=status,
+                )
+            if status in KEY_REFUSED_STATUSES:
+                return KeyRefused(
+                    f"The key was refused (HTTP {status}: {error.type or detail})",
                     attempts=attempts,
                     status_code=status,
                 )

@@ -41,3 +41,8 @@ class ModelRefused(ModelError):
 
 class ModelContextFull(ModelError):
     """The conversation filled the model's context window before the answer was complete."""
+
+
+class KeyRefused(ModelRejected):
+    """The account behind the key refused the call: the key is wrong or revoked (401), lacks
+    permission (403), or its account cannot pay (402). Another try with that key would not help."""

@@ -1,11 +1,15 @@
-"""Choosing the implementation at start: Anthropic when a key is set, else the offline model."""
+"""Choosing the implementation at start: Anthropic when a key is set, else the offline model;
+for the services, a client per person's account (`violet.models.personal`)."""
 
 from __future__ import annotations
 
+from violet.keyring import ApiKey
 from violet.models.accounting import UsageLedger
 from violet.models.anthropic_client import AnthropicModelClient
 from violet.models.base import ModelClient
+from violet.models.credentials import Payer
 from violet.models.offline import OfflineModelClient
+from violet.models.personal import KeyAccounts, PayingLedger, PersonalModelClient, UsageSink
 from violet.models.policy import POLICIES
 from violet.models.retry import Backoff
 from violet.settings import CommonSettings
@@ -54,4 +58,37 @@ def model_client_for(settings: CommonSettings) -> ModelClient:
         base_url=settings.anthropic_base_url,
         main_model=settings.main_model,
         fast_model=settings.fast_model,
+    )
+
+
+def personal_model_client(
+    settings: CommonSettings, accounts: KeyAccounts, usage: UsageSink
+) -> PersonalModelClient:
+    """A service's model client: each call on the account that pays for its person (their own
+    key, the operator's, or the built-in model), its usage handed to `usage` with the payer."""
+
+    def on_key(key: ApiKey) -> ModelClient:
+        return make_model_client(
+            api_key=key.reveal(),
+            base_url=settings.anthropic_base_url,
+            main_model=settings.main_model,
+            fast_model=settings.fast_model,
+            ledger=PayingLedger(Payer.OWN, usage),
+        )
+
+    operator = None
+    if settings.anthropic_api_key:
+        operator = make_model_client(
+            api_key=settings.anthropic_api_key,
+            base_url=settings.anthropic_base_url,
+            main_model=settings.main_model,
+            fast_model=settings.fast_model,
+            ledger=PayingLedger(Payer.OPERATOR, usage),
+        )
+    return PersonalModelClient(
+        accounts=accounts,
+        operator=operator,
+        built_in=OfflineModelClient(ledger=PayingLedger(Payer.BUILT_IN, usage)),
+        on_key=on_key,
+        cache_s=settings.key_cache_s,
     )

@@ -1,0 +1,108 @@
+"""The session service's `Accounts`, as the other services reach it: who pays for a person's
+calls (their key arriving sealed, opened here with the key-encryption keys), a key refused, and
+the usage of calls made here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import date
+
+from violet.channels import Peers
+from violet.identity import resolve_secret, service_identity
+from violet.keyring import ApiKey, Keyring, Sealed, resolve_keyring
+from violet.models.credentials import Credential, Hold, Payer
+from violet.models.factory import personal_model_client
+from violet.models.personal import PersonalModelClient
+from violet.models.usage import UsageBatches, UsageRow
+from violet.settings import CommonSettings
+from violet.tasks import cancel_all
+from violet.v1 import accounts_pb2, accounts_pb2_grpc
+
+
+def usage_row_message(row: UsageRow) -> accounts_pb2.UsageRow:
+    return accounts_pb2.UsageRow(
+        day=row.day.isoformat(),
+        call=row.call,
+        payer=row.payer,
+        model=row.model,
+        calls=row.calls,
+        input_tokens=row.input_tokens,
+        cache_write_tokens=row.cache_write_tokens,
+        cache_read_tokens=row.cache_read_tokens,
+        output_tokens=row.output_tokens,
+        cost_usd=row.cost_usd,
+    )
+
+
+def usage_row_of(message: accounts_pb2.UsageRow) -> UsageRow:
+    """Raises ValueError for a day that is not YYYY-MM-DD."""
+    return UsageRow(
+        day=date.fromisoformat(message.day),
+        call=message.call,
+        payer=message.payer,
+        model=message.model,
+        calls=message.calls,
+        input_tokens=message.input_tokens,
+        cache_write_tokens=message.cache_write_tokens,
+        cache_read_tokens=message.cache_read_tokens,
+        output_tokens=message.output_tokens,
+        cost_usd=message.cost_usd,
+    )
+
+
+class RemoteAccounts:
+    def __init__(self, peers: Peers, secret: str, keyring: Keyring) -> None:
+        self._peers = peers
+        self._secret = secret
+        self._keyring = keyring
+
+    def _stub(self) -> accounts_pb2_grpc.AccountsAsyncStub:
+        return self._peers.stub("session", accounts_pb2_grpc.AccountsStub)
+
+    def _as(self, person: str) -> tuple[tuple[str, str], ...]:
+        return service_identity(person, self._secret).metadata()
+
+    async def credential(self, person: str) -> Credential:
+        reply = await self._stub().Credential(
+            accounts_pb2.CredentialRequest(), metadata=self._as(person)
+        )
+        key = None
+        if reply.HasField("key"):
+            sealed = Sealed(reply.key.kek_id, reply.key.nonce, reply.key.ciphertext)
+            key = self._keyring.open(sealed, person)
+        return Credential(Payer(reply.payer), Hold(reply.hold), key)
+
+    async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
+        await self._stub().ReportKeyRefused(
+            accounts_pb2.KeyRefusedRequest(ending=key.ending, reason=reason[:200]),
+            metadata=self._as(person),
+        )
+
+    async def send_usage(self, person: str, rows: list[UsageRow]) -> None:
+        await self._stub().RecordUsage(
+            accounts_pb2.RecordUsageRequest(rows=[usage_row_message(row) for row in rows]),
+            metadata=self._as(person),
+        )
+
+
+@contextlib.asynccontextmanager
+async def personal_model(settings: CommonSettings) -> AsyncIterator[PersonalModelClient]:
+    """The model client of a service other than the session: each call on the account paying
+    for its person, as the session service says, and the usage sent back to it."""
+    peers = Peers({"session": settings.address_of("session")}, settings.rpc_timeout_s)
+    secret = resolve_secret(settings.secret, settings.home)
+    accounts = RemoteAccounts(
+        peers, secret, resolve_keyring(settings.key_encryption_keys, settings.home)
+    )
+    usage = UsageBatches(accounts.send_usage)
+    model = personal_model_client(settings, accounts, usage)
+    flushing = asyncio.create_task(usage.flush_forever())
+    try:
+        yield model
+    finally:
+        await cancel_all([flushing])
+        await model.aclose()
+        await usage.aclose()
+        await peers.close()

@@ -1,0 +1,196 @@
+"""Every call of a person on the account that pays for that person (`violet.models.credentials`).
+
+`PersonalModelClient` is a `ModelClient` whose calls each look up who pays for the person named
+in the call: a client on the person's own key (kept in a bounded pool, one per key, and dropped
+when the key changes), the operator's client, or the built-in model. One person's 429s are
+retried inside that person's call, on that person's client: they slow no one else.
+
+A call the person's own key gets refused on (`KeyRefused`) is reported once to the session
+service, which stops using the key and tells the person; the call is then made again on whoever
+pays now, so the person's words are still answered exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol, TypeVar
+
+from violet.fallbacks import fallback
+from violet.keyring import ApiKey
+from violet.models.accounting import LEDGER, UsageLedger, UsageTotals
+from violet.models.base import ModelClient, Reply, System, Tier, Tool, ToolChoice, Usage
+from violet.models.credentials import CallsHeld, Credential, CredentialCache, Hold, Payer
+from violet.models.errors import KeyRefused
+from violet.models.messages import JsonObject, ModelMessage
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+# Clients on people's own keys kept open at once; the least recently used closes first.
+POOL_SIZE = 64
+
+
+class UsageSink(Protocol):
+    def add(self, person: str, call: str, payer: Payer, usage: Usage) -> None:
+        """One call's usage, for the person's totals by day, kind of call and payer."""
+        ...
+
+
+class PayingLedger(UsageLedger):
+    """The process's ledger, plus each call's usage sent on to `sink` with who paid for it."""
+
+    def __init__(self, payer: Payer, sink: UsageSink, parent: UsageLedger = LEDGER) -> None:
+        super().__init__()
+        self._payer, self._sink, self._parent = payer, sink, parent
+
+    def record(
+        self, person: str, call: str, usage: Usage | None, latency_s: float, ok: bool
+    ) -> None:
+        self._parent.record(person, call, usage, latency_s, ok)
+        if usage is not None:
+            self._sink.add(person, call, self._payer, usage)
+
+    def totals(self, person: str, call: str | None = None) -> UsageTotals:
+        return self._parent.totals(person, call)
+
+    def people(self) -> list[str]:
+        return self._parent.people()
+
+
+class KeyAccounts(Protocol):
+    """What the session service keeps of people's keys, as a model client needs it."""
+
+    async def credential(self, person: str) -> Credential: ...
+
+    async def key_refused(self, person: str, key: ApiKey, reason: str) -> None: ...
+
+
+class PersonalModelClient:
+    """A `ModelClient` that makes each call on the account paying for its person."""
+
+    def __init__(
+        self,
+        *,
+        accounts: KeyAccounts,
+        operator: ModelClient | None,
+        built_in: ModelClient,
+        on_key: Callable[[ApiKey], ModelClient],
+        cache_s: float,
+        pool_size: int = POOL_SIZE,
+    ) -> None:
+        self._accounts = accounts
+        self._credentials = CredentialCache(accounts.credential, cache_s)
+        self._operator = operator
+        self._built_in = built_in
+        self._on_key = on_key
+        self._pool: OrderedDict[ApiKey, ModelClient] = OrderedDict()
+        self._key_of: dict[str, ApiKey] = {}  # each person's key at their last call here
+        self._pool_size = pool_size
+        self._closing: set[asyncio.Task[None]] = set()
+        self.ledger = built_in.ledger
+
+    async def reply(
+        self,
+        *,
+        tier: Tier,
+        system: System,
+        messages: list[ModelMessage],
+        tools: Sequence[Tool],
+        person: str,
+        tool_choice: ToolChoice = "auto",
+    ) -> Reply:
+        def call(client: ModelClient) -> Awaitable[Reply]:
+            return client.reply(
+                tier=tier,
+                system=system,
+                messages=messages,
+                tools=tools,
+                person=person,
+                tool_choice=tool_choice,
+            )
+
+        return await self._on_account(person, call, costly=True)
+
+    async def structured(
+        self, *, name: str, description: str, schema: JsonObject, prompt: str, person: str
+    ) -> JsonObject:
+        def call(client: ModelClient) -> Awaitable[JsonObject]:
+            return client.structured(
+                name=name, description=description, schema=schema, prompt=prompt, person=person
+            )
+
+        return await self._on_account(person, call, costly=False)
+
+    async def aclose(self) -> None:
+        clients = [*self._pool.values(), self._built_in]
+        if self._operator is not None:
+            clients.append(self._operator)
+        self._pool.clear()
+        await asyncio.gather(*(client.aclose() for client in clients), *self._closing)
+
+    async def _on_account(
+        self, person: str, call: Callable[[ModelClient], Awaitable[T]], *, costly: bool
+    ) -> T:
+        credential = await self._current(person)
+        try:
+            return await call(self._client(credential, costly))
+        except KeyRefused as refused:
+            if credential.key is None:
+                raise  # the operator's key: an operator's problem, told as any failure
+            await self._refused(person, credential.key, str(refused))
+        return await call(self._client(await self._current(person), costly))
+
+    async def _current(self, person: str) -> Credential:
+        """The person's credential; a client on a key they no longer use is closed."""
+        credential = await self._credentials.of(person)
+        previous = self._key_of.get(person)
+        if previous is not None and previous != credential.key:
+            self._close_pooled(previous)
+        if credential.key is None:
+            self._key_of.pop(person, None)
+        else:
+            self._key_of[person] = credential.key
+        return credential
+
+    def _client(self, credential: Credential, costly: bool) -> ModelClient:
+        if costly and credential.hold is not Hold.NONE:
+            raise CallsHeld(credential.hold)
+        if credential.key is not None:
+            return self._pooled(credential.key)
+        if credential.payer is Payer.OPERATOR and self._operator is not None:
+            return self._operator
+        if credential.payer is Payer.OPERATOR:
+            fallback("operator_key_missing", "the operator pays, but this replica has no key")
+        return self._built_in
+
+    def _pooled(self, key: ApiKey) -> ModelClient:
+        client = self._pool.get(key)
+        if client is None:
+            client = self._pool[key] = self._on_key(key)
+            while len(self._pool) > self._pool_size:
+                self._drop(self._pool.popitem(last=False)[1])
+        self._pool.move_to_end(key)
+        return client
+
+    def _drop(self, client: ModelClient) -> None:
+        task = asyncio.create_task(client.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _refused(self, person: str, key: ApiKey, reason: str) -> None:
+        fallback("own_key_refused", f"{reason}; the call goes on as the account now says")
+        await self._accounts.key_refused(person, key, reason)
+        self._credentials.forget(person)
+        self._close_pooled(key)
+
+    def _close_pooled(self, key: ApiKey) -> None:
+        client = self._pool.pop(key, None)
+        if client is not None:
+            self._drop(client)
+
+    def forget(self, person: str) -> None:
+        """Ask again for the person's credential at their next call (their key changed here)."""
+        self._credentials.forget(person)

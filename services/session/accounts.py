@@ -1,0 +1,365 @@
+"""Each person's account with the models: their own key (sealed), who pays for their calls,
+what the calls cost, their budget on the operator's key, and what to tell them once.
+
+The session service keeps all of it; the other services ask it over `violet.v1.Accounts` with
+the person's internal token, and receive a key only sealed (`violet.keyring`), to open where the
+call is made. Days and months are UTC.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.account_phrases import held_phrase, notice_phrase
+from session.tables import account_notices, budgets, model_usage, person_keys
+from violet.clock import Clock, utc_now
+from violet.database import across_people, rows_changed
+from violet.identity import acting_for
+from violet.keyring import ApiKey, Keyring, Sealed
+from violet.models.credentials import Credential, Hold, Payer
+from violet.models.usage import UsageRow
+
+log = logging.getLogger(__name__)
+
+KEY_REFUSED = "key_refused"
+NEAR = "near"
+
+
+@dataclass(frozen=True)
+class AccountRules:
+    """What the operator set: whether they have a key, share it, and the default limits."""
+
+    operator_key: bool
+    operator_shared: bool
+    day_usd: float = 0.0  # 0: no limit
+    month_usd: float = 0.0
+    warn_share: float = 0.8
+
+
+@dataclass(frozen=True)
+class AccountView:
+    key: str  # "none", "yours" or "refused"
+    ending: str
+    month_usd: float  # what the person's own key paid this month
+
+
+class KeyNotKept(Exception):  # noqa: N818 - an answer to the person, not a failure of Violet
+    """The key was not kept: `reason` is "refused" (its account said no) or "unchecked" (the
+    check could not be made just now)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the key was not kept: {reason}")
+        self.reason = reason
+
+
+# Checks a key with one small call; returns None when it works, else why not.
+KeyCheck = Callable[[ApiKey, str], Awaitable[str | None]]
+
+
+class Accounts:
+    def __init__(
+        self,
+        database: async_sessionmaker[AsyncSession],
+        keyring: Keyring,
+        rules: AccountRules,
+        check: KeyCheck,
+        clock: Clock = utc_now,
+    ) -> None:
+        self._database = database
+        self._keyring = keyring
+        self._rules = rules
+        self._check = check
+        self._clock = clock
+
+    @property
+    def current_kek(self) -> str:
+        return self._keyring.current
+
+    # --- who pays ---------------------------------------------------------------------------
+
+    async def sealed_credential(self, person: str) -> tuple[Payer, Hold, Sealed | None]:
+        row = await self._key_row(person)
+        if row is not None and row.refused_at is None:
+            return Payer.OWN, Hold.NONE, Sealed(row.kek_id, row.nonce, row.sealed)
+        if not self._rules.operator_key:
+            return Payer.BUILT_IN, Hold.NONE, None
+        if not self._rules.operator_shared:
+            return Payer.NOBODY, Hold.NO_KEY, None
+        return Payer.OPERATOR, await self._budget_hold(person), None
+
+    async def credential(self, person: str) -> Credential:
+        """The person's credential with their key opened: for this service's own calls."""
+        payer, hold, sealed = await self.sealed_credential(person)
+        key = self._keyring.open(sealed, person) if sealed is not None else None
+        return Credential(payer, hold, key)
+
+    async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
+        await self.report_refused(person, key.ending, reason)
+
+    async def report_refused(self, person: str, ending: str, reason: str) -> None:
+        """Sets the person's key aside, if it is still the one that ends in `ending`, and
+        keeps a notice to tell them once."""
+        now = self._clock()
+        async with self._database.begin() as db:
+            refused = await db.execute(
+                update(person_keys)
+                .where(person_keys.c.person == person)
+                .where(person_keys.c.ending == ending)
+                .where(person_keys.c.refused_at.is_(None))
+                .values(refused_at=now)
+            )
+            if rows_changed(refused):
+                await self._add_notice(db, person, f"{KEY_REFUSED}:{now.isoformat()}")
+                log.warning("a person's own key was refused: %s", reason)
+
+    # --- the person's key -------------------------------------------------------------------
+
+    async def set_key(self, person: str, key: ApiKey) -> AccountView:
+        problem = await self._check(key, person)
+        if problem is not None:
+            raise KeyNotKept(problem)
+        sealed = self._keyring.seal(key, person)
+        values = {
+            "kek_id": sealed.kek_id,
+            "nonce": sealed.nonce,
+            "sealed": sealed.ciphertext,
+            "ending": key.ending,
+            "set_at": self._clock(),
+            "refused_at": None,
+        }
+        async with self._database.begin() as db:
+            await db.execute(delete(person_keys).where(person_keys.c.person == person))
+            await db.execute(insert(person_keys).values(person=person, **values))
+            # A refusal of the old key not yet told is no news once a new key works.
+            await db.execute(
+                delete(account_notices)
+                .where(account_notices.c.person == person)
+                .where(account_notices.c.notice.like(f"{KEY_REFUSED}:%"))
+                .where(account_notices.c.told_at.is_(None))
+            )
+        return await self.view(person)
+
+    async def remove_key(self, person: str) -> AccountView:
+        async with self._database.begin() as db:
+            await db.execute(delete(person_keys).where(person_keys.c.person == person))
+        return await self.view(person)
+
+    async def view(self, person: str) -> AccountView:
+        row = await self._key_row(person)
+        month = await self._spent(person, Payer.OWN, self._month_start())
+        if row is None:
+            return AccountView("none", "", month)
+        return AccountView("refused" if row.refused_at else "yours", row.ending, month)
+
+    async def rotate(self) -> tuple[int, int]:
+        """Seals every key not sealed under the current key-encryption key again; returns how
+        many were, and how many another replica's rotation had done meanwhile. A local stack's
+        keyring gets a new current key first; a deployment's has it put first in its setting."""
+        self._keyring.add_key()
+        async with self._database() as db:
+            stale = await across_people(
+                db,
+                "session_keys_to_rotate",
+                select(person_keys.c.person).where(person_keys.c.kek_id != self._keyring.current),
+                current_kek=self._keyring.current,
+            )
+        rotated = 0
+        for (person,) in stale:
+            with acting_for(person):
+                rotated += await self._reseal(person)
+        return rotated, len(stale) - rotated
+
+    async def _reseal(self, person: str) -> int:
+        async with self._database.begin() as db:
+            row = (
+                await db.execute(
+                    select(person_keys).where(person_keys.c.person == person).with_for_update()
+                )
+            ).first()
+            if row is None or not self._keyring.needs_rotation(
+                Sealed(row.kek_id, row.nonce, row.sealed)
+            ):
+                return 0
+            key = self._keyring.open(Sealed(row.kek_id, row.nonce, row.sealed), person)
+            sealed = self._keyring.seal(key, person)
+            await db.execute(
+                update(person_keys)
+                .where(person_keys.c.person == person)
+                .values(kek_id=sealed.kek_id, nonce=sealed.nonce, sealed=sealed.ciphertext)
+            )
+            return 1
+
+    # --- usage and budgets ------------------------------------------------------------------
+
+    async def record_usage(self, person: str, rows: Sequence[UsageRow]) -> None:
+        if not rows:
+            return
+        with acting_for(person):  # also from the batches' own task, which acts for nobody
+            async with self._database.begin() as db:
+                for row in rows:
+                    await db.execute(self._add_usage(db, person, row))
+
+    def _add_usage(self, db: AsyncSession, person: str, row: UsageRow):  # type: ignore[no-untyped-def]
+        postgres = db.get_bind().dialect.name == "postgresql"
+        sums = {
+            "calls": row.calls,
+            "input_tokens": row.input_tokens,
+            "cache_write_tokens": row.cache_write_tokens,
+            "cache_read_tokens": row.cache_read_tokens,
+            "output_tokens": row.output_tokens,
+            "cost_usd": row.cost_usd,
+        }
+        statement = (postgres_insert if postgres else sqlite_insert)(model_usage).values(
+            person=person, day=row.day, call=row.call, payer=row.payer, model=row.model, **sums
+        )
+        return statement.on_conflict_do_update(
+            index_elements=["person", "day", "call", "payer", "model"],
+            set_={name: getattr(model_usage.c, name) + value for name, value in sums.items()},
+        )
+
+    async def usage(self, person: str | None, since: date) -> list[tuple[str, UsageRow]]:
+        """Usage by person and row since `since`, for the operator: one person, or everyone."""
+        if person:
+            with acting_for(person):
+                async with self._database() as db:
+                    found = list(
+                        await db.execute(
+                            select(model_usage)
+                            .where(model_usage.c.person == person)
+                            .where(model_usage.c.day >= since)
+                        )
+                    )
+        else:
+            async with self._database() as db:
+                found = await across_people(
+                    db,
+                    "session_usage_since",
+                    select(model_usage).where(model_usage.c.day >= since),
+                    since=since,
+                )
+        rows = [(row.person, _usage_row(row)) for row in found]
+        return sorted(rows, key=lambda pair: (pair[0], pair[1].day, pair[1].call, pair[1].payer))
+
+    async def set_budget(
+        self, person: str, day_usd: float, month_usd: float
+    ) -> tuple[float, float]:
+        """The person's own limits (negative: the setting's again; 0: none); returns those
+        now in force."""
+        values = {
+            "day_usd": None if day_usd < 0 else day_usd,
+            "month_usd": None if month_usd < 0 else month_usd,
+        }
+        async with self._database.begin() as db:
+            await db.execute(delete(budgets).where(budgets.c.person == person))
+            await db.execute(insert(budgets).values(person=person, **values))
+        return await self._limits(person)
+
+    async def _limits(self, person: str) -> tuple[float, float]:
+        async with self._database() as db:
+            row = (await db.execute(select(budgets).where(budgets.c.person == person))).first()
+        day = row.day_usd if row is not None and row.day_usd is not None else self._rules.day_usd
+        month = self._rules.month_usd
+        if row is not None and row.month_usd is not None:
+            month = row.month_usd
+        return day, month
+
+    async def _budget_hold(self, person: str) -> Hold:
+        day_limit, month_limit = await self._limits(person)
+        if not day_limit and not month_limit:
+            return Hold.NONE
+        today = self._clock().date()
+        periods = (
+            ("day", Hold.BUDGET_DAY, day_limit, today, today.isoformat()),
+            ("month", Hold.BUDGET_MONTH, month_limit, self._month_start(), today.strftime("%Y-%m")),
+        )
+        for name, hold, limit, since, when in periods:
+            if not limit:
+                continue
+            spent = await self._spent(person, Payer.OPERATOR, since)
+            if spent >= limit:
+                return hold
+            if spent >= self._rules.warn_share * limit:
+                async with self._database.begin() as db:
+                    await self._add_notice(db, person, f"{NEAR}:{name}:{when}")
+        return Hold.NONE
+
+    async def _spent(self, person: str, payer: Payer, since: date) -> float:
+        async with self._database() as db:
+            spent = await db.scalar(
+                select(func.coalesce(func.sum(model_usage.c.cost_usd), 0.0))
+                .where(model_usage.c.person == person)
+                .where(model_usage.c.payer == payer.value)
+                .where(model_usage.c.day >= since)
+            )
+        return float(spent or 0.0)
+
+    def _month_start(self) -> date:
+        return self._clock().date().replace(day=1)
+
+    # --- telling the person -----------------------------------------------------------------
+
+    async def take_notices(self, person: str, language: str) -> list[str]:
+        """What to tell the person once, in their language, marked told as it is taken."""
+        now = self._clock()
+        async with self._database.begin() as db:
+            waiting = list(
+                await db.scalars(
+                    select(account_notices.c.notice)
+                    .where(account_notices.c.person == person)
+                    .where(account_notices.c.told_at.is_(None))
+                    .order_by(account_notices.c.created_at)
+                )
+            )
+            if not waiting:
+                return []
+            await db.execute(
+                update(account_notices)
+                .where(account_notices.c.person == person)
+                .where(account_notices.c.notice.in_(waiting))
+                .values(told_at=now)
+            )
+        payer, _, _ = await self.sealed_credential(person)
+        return [notice_phrase(notice, payer, language) for notice in waiting]
+
+    def held_text(self, hold: Hold, language: str) -> str:
+        return held_phrase(hold, language)
+
+    async def _add_notice(self, db: AsyncSession, person: str, notice: str) -> None:
+        postgres = db.get_bind().dialect.name == "postgresql"
+        await db.execute(
+            (postgres_insert if postgres else sqlite_insert)(account_notices)
+            .values(person=person, notice=notice, created_at=self._clock(), told_at=None)
+            .on_conflict_do_nothing(index_elements=["person", "notice"])
+        )
+
+    async def _key_row(self, person: str):  # type: ignore[no-untyped-def]
+        async with self._database() as db:
+            return (
+                await db.execute(select(person_keys).where(person_keys.c.person == person))
+            ).first()
+
+
+def _usage_row(row) -> UsageRow:  # type: ignore[no-untyped-def]
+    day = row.day if isinstance(row.day, date) else date.fromisoformat(str(row.day))
+    if isinstance(day, datetime):
+        day = day.date()
+    return UsageRow(
+        day=day,
+        call=row.call,
+        payer=row.payer,
+        model=row.model,
+        calls=int(row.calls),
+        input_tokens=int(row.input_tokens),
+        cache_write_tokens=int(row.cache_write_tokens),
+        cache_read_tokens=int(row.cache_read_tokens),
+        output_tokens=int(row.output_tokens),
+        cost_usd=float(row.cost_usd),
+    )

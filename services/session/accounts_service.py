@@ -1,0 +1,195 @@
+"""The gRPC faces of people's accounts: `Accounts` for the person's own calls (their devices,
+through the gateway, and the services making model calls for them) and `Operator` for the
+operator's commands, behind a token only the stack's secret can make."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import date
+
+import grpc
+
+from session.account_phrases import not_kept_phrase, state_phrase
+from session.accounts import Accounts, AccountView, KeyNotKept
+from violet.accounts_client import usage_row_message, usage_row_of
+from violet.clock import utc_now
+from violet.identity import acting_for, authenticate, authenticate_operator
+from violet.keyring import ApiKey
+from violet.v1 import accounts_pb2, accounts_pb2_grpc
+
+MAX_KEY_CHARS = 500
+LanguageOf = Callable[[str], Awaitable[str]]
+
+
+def reply_of(view: AccountView, language: str, refused: str = "") -> accounts_pb2.AccountReply:
+    return accounts_pb2.AccountReply(
+        key=view.key,
+        ending=view.ending,
+        month_usd=round(view.month_usd, 6),
+        text=state_phrase(view.key, view.ending, view.month_usd, language),
+        refused=refused,
+    )
+
+
+async def _key_of(text: str, context: grpc.aio.ServicerContext) -> ApiKey:
+    if not text.strip() or len(text) > MAX_KEY_CHARS or any(c.isspace() for c in text.strip()):
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a key is one word of characters")
+    return ApiKey(text)
+
+
+async def _set(
+    accounts: Accounts, person: str, key: ApiKey, language: str
+) -> accounts_pb2.AccountReply:
+    try:
+        view = await accounts.set_key(person, key)
+    except KeyNotKept as not_kept:
+        return reply_of(
+            await accounts.view(person), language, not_kept_phrase(not_kept.reason, language)
+        )
+    return reply_of(view, language)
+
+
+class AccountsService(accounts_pb2_grpc.AccountsServicer):
+    def __init__(self, accounts: Accounts, secret: str, language_of: LanguageOf) -> None:
+        self._accounts = accounts
+        self._secret = secret
+        self._language_of = language_of
+
+    async def Credential(
+        self,
+        request: accounts_pb2.CredentialRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.CredentialReply:
+        identity = await authenticate(context, self._secret)
+        payer, hold, sealed = await self._accounts.sealed_credential(identity.person)
+        reply = accounts_pb2.CredentialReply(payer=payer.value, hold=hold.value)
+        if sealed is not None:
+            reply.key.CopyFrom(
+                accounts_pb2.SealedKey(
+                    kek_id=sealed.kek_id, nonce=sealed.nonce, ciphertext=sealed.ciphertext
+                )
+            )
+        return reply
+
+    async def RecordUsage(
+        self,
+        request: accounts_pb2.RecordUsageRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.RecordUsageReply:
+        identity = await authenticate(context, self._secret)
+        try:
+            rows = [usage_row_of(row) for row in request.rows]
+        except ValueError:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a usage row's day is YYYY-MM-DD")
+        await self._accounts.record_usage(identity.person, rows)
+        return accounts_pb2.RecordUsageReply()
+
+    async def ReportKeyRefused(
+        self,
+        request: accounts_pb2.KeyRefusedRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.AccountReply:
+        identity = await authenticate(context, self._secret)
+        await self._accounts.report_refused(identity.person, request.ending, request.reason)
+        return await self._show(identity.person)
+
+    async def Show(
+        self,
+        request: accounts_pb2.ShowRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.AccountReply:
+        identity = await authenticate(context, self._secret)
+        return await self._show(identity.person)
+
+    async def SetKey(
+        self,
+        request: accounts_pb2.SetKeyRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.AccountReply:
+        identity = await authenticate(context, self._secret)
+        language = await self._language_of(identity.person)
+        if not request.key.strip():
+            view = await self._accounts.view(identity.person)
+            return reply_of(view, language, not_kept_phrase("empty", language))
+        key = await _key_of(request.key, context)
+        return await _set(self._accounts, identity.person, key, language)
+
+    async def RemoveKey(
+        self,
+        request: accounts_pb2.RemoveKeyRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.AccountReply:
+        identity = await authenticate(context, self._secret)
+        view = await self._accounts.remove_key(identity.person)
+        return reply_of(view, await self._language_of(identity.person))
+
+    async def _show(self, person: str) -> accounts_pb2.AccountReply:
+        return reply_of(await self._accounts.view(person), await self._language_of(person))
+
+
+class OperatorService(accounts_pb2_grpc.OperatorServicer):
+    def __init__(self, accounts: Accounts, secret: str) -> None:
+        self._accounts = accounts
+        self._secret = secret
+
+    async def SetPersonKey(
+        self,
+        request: accounts_pb2.PersonKeyRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.AccountReply:
+        person = await self._person(request.person, context)
+        key = await _key_of(request.key, context)
+        with acting_for(person):
+            return await _set(self._accounts, person, key, "en")
+
+    async def RemovePersonKey(
+        self,
+        request: accounts_pb2.PersonRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.AccountReply:
+        person = await self._person(request.person, context)
+        with acting_for(person):
+            return reply_of(await self._accounts.remove_key(person), "en")
+
+    async def SetBudget(
+        self,
+        request: accounts_pb2.BudgetRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.BudgetReply:
+        person = await self._person(request.person, context)
+        with acting_for(person):
+            day, month = await self._accounts.set_budget(person, request.day_usd, request.month_usd)
+        return accounts_pb2.BudgetReply(day_usd=day, month_usd=month)
+
+    async def Usage(
+        self,
+        request: accounts_pb2.UsageRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.UsageReply:
+        await authenticate_operator(context, self._secret)
+        try:
+            since = date.fromisoformat(request.since) if request.since else None
+        except ValueError:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "since is a date, YYYY-MM-DD")
+        since = since or utc_now().date().replace(day=1)
+        found = await self._accounts.usage(request.person or None, since)
+        return accounts_pb2.UsageReply(
+            rows=[accounts_pb2.PersonUsage(person=p, row=usage_row_message(r)) for p, r in found]
+        )
+
+    async def RotateKeys(
+        self,
+        request: accounts_pb2.RotateKeysRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> accounts_pb2.RotateKeysReply:
+        await authenticate_operator(context, self._secret)
+        rotated, skipped = await self._accounts.rotate()
+        return accounts_pb2.RotateKeysReply(
+            rotated=rotated, skipped=skipped, current=self._accounts.current_kek
+        )
+
+    async def _person(self, person: str, context: grpc.aio.ServicerContext) -> str:
+        await authenticate_operator(context, self._secret)
+        if not person.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "name the person")
+        return person
