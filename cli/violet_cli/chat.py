@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import getpass
 import json
 import sys
 import uuid
@@ -26,6 +27,9 @@ Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversatio
   /forget N      forget item N of that list (you can undo it)
   /restore N     undo forgetting item N
   /forget-all    forget everything, for good (asks first)
+  /key           your own Anthropic key: whether one is in use, and what it paid this month
+  /key set       use your own Anthropic key (asks for it without showing it)
+  /key remove    stop using your own key
   /help          this list"""
 
 ORIGINS = {"you": "you told me", "violet": "I did this"}
@@ -61,6 +65,11 @@ class MemoryNumbers:
         return self._ids[int(word) - 1]
 
 
+async def _ask_hidden(prompt: str) -> str:
+    """A line typed without being shown: a key never lands on the screen or in scrollback."""
+    return await asyncio.get_running_loop().run_in_executor(None, getpass.getpass, prompt)
+
+
 class Chat:
     def __init__(
         self,
@@ -68,6 +77,7 @@ class Chat:
         newest: int,
         ask: Callable[[str], Awaitable[str]],
         echoed_by_terminal: bool,
+        ask_hidden: Callable[[str], Awaitable[str]] = _ask_hidden,
     ) -> None:
         self.socket = socket
         self.newest = newest
@@ -78,6 +88,7 @@ class Chat:
         self.answered = asyncio.Event()
         self.numbers = MemoryNumbers()
         self._ask = ask
+        self._ask_hidden = ask_hidden
         # What this terminal typed and its screen already shows: not printed a second time.
         self._typed: Counter[str] = Counter()
         self._echoed_by_terminal = echoed_by_terminal
@@ -104,6 +115,10 @@ class Chat:
             print(_dim(f"({frame['text']})"), flush=True)
         elif kind == "memory":
             self._show_memory(frame["items"])
+        elif kind == "account":
+            if frame.get("note"):
+                print(frame["note"], flush=True)
+            print(frame["text"], flush=True)
         elif kind == "error":
             print(frame["text"], flush=True)
 
@@ -143,6 +158,8 @@ class Chat:
             return await self._forget_all()
         if command in ("/forget", "/restore"):
             return self._one_item(command, arguments)
+        if command == "/key":
+            return await self._key([word.lower() for word in arguments])
         return Said(reply=f"There's no command {words[0]}. Type /help to see what you can do.")
 
     def _one_item(self, command: str, arguments: list[str]) -> Said:
@@ -161,6 +178,22 @@ class Chat:
         if answer.strip().lower() in ("yes", "y"):
             return Said({"type": "memory.forget_all"})
         return Said(reply="All right, nothing was forgotten.")
+
+    async def _key(self, arguments: list[str]) -> Said:
+        if not arguments:
+            return Said({"type": "account.show"})
+        if arguments == ["remove"]:
+            return Said({"type": "key.remove"})
+        if arguments[0] == "set" and len(arguments) > 1:
+            return Said(
+                reply="Type /key set on its own: Violet then asks for your key without showing it."
+            )
+        if arguments == ["set"]:
+            key = (await self._ask_hidden("Paste your Anthropic key (it won't show): ")).strip()
+            if not key:
+                return Said(reply="Nothing was pasted, so nothing changed.")
+            return Said({"type": "key.set", "key": key}, "Checking your key with Anthropic…")
+        return Said(reply="Type /key, /key set or /key remove (see /help).")
 
     async def until_answered(self) -> None:
         while self.waiting:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import os
 import re
@@ -150,11 +151,13 @@ class LocalKeyring(Keyring):
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._seen = 0
+        self._seen: tuple[int, int, int] | None = None
         self._refresh()
 
     def _refresh(self) -> None:
-        stamp = self._path.stat().st_mtime_ns
+        # Not the time alone: a coarse filesystem clock may give a rewritten file the same one.
+        found = self._path.stat()
+        stamp = (found.st_mtime_ns, found.st_ino, found.st_size)
         if stamp != self._seen:
             self._load(parse_entries(",".join(self._path.read_text().split())))
             self._seen = stamp
@@ -212,11 +215,15 @@ def resolve_keyring(configured: str, home: Path) -> Keyring:
     path = home / LOCAL_FILE
     if not path.exists():
         home.mkdir(parents=True, exist_ok=True)
+        # Written owner-only aside, then linked in whole: two services starting at once agree
+        # on one, and neither ever reads the file before its key is in it.
+        written = path.with_name(f"{LOCAL_FILE}.{secrets.token_hex(8)}")
+        descriptor = os.open(written, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            # Created owner-only from the start; two services starting at once agree on one.
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(descriptor, "w") as file:
                 file.write(new_entry() + "\n")
-        except FileExistsError:
-            pass
+            with contextlib.suppress(FileExistsError):
+                os.link(written, path)
+        finally:
+            written.unlink()
     return LocalKeyring(path)

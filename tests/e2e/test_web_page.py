@@ -1,5 +1,5 @@
 """The gateway's web page in a real headless browser: sign in (with a code, or through the
-identity provider), chat, and the memory page."""
+identity provider), chat, the memory page, and the page of the person's own Anthropic key."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import httpx
 import pytest
 
 from tests.support.ci import unavailable
+from tests.support.messages_api import MessagesAPIProcess
 from tests.support.oidc import AUDIENCE, LocalIssuer
-from tests.support.stack import running_stack
+from tests.support.stack import SERVICES, running_stack
 from tests.support.waiting import eventually_blocking
 
 CHROMIUM = "/usr/bin/chromium"
@@ -22,6 +23,8 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 PHONE_SIZE = (390, 844)
 WAIT_S = 20.0
 FACT_WAIT_S = 30.0
+# The one key the local Messages API takes from a person; any other it refuses.
+GOOD_KEY = "sk-ant-a-person-s-own-key-Wx7z"
 
 
 def _missing() -> str:
@@ -200,3 +203,59 @@ def test_a_person_signs_in_through_the_identity_provider_in_the_browser(
             css(browser, "#use-code")[0].click()
             sign_in(browser, stack.token("ada"))
             assert say(browser, "Hello again")
+
+
+def paste_key(driver: Any, key: str) -> None:
+    box = css(driver, "#key-input")[0]
+    box.send_keys(key)
+    css(driver, "#use-key")[0].click()
+    assert box.get_attribute("value") == ""  # emptied at once, before any answer
+
+
+def key_state(driver: Any) -> str:
+    return css(driver, "#key-state")[0].text
+
+
+def test_a_person_uses_their_own_anthropic_key_and_removes_it_in_the_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    # No key of the operator's: without their own key, people get the built-in replies, and a
+    # key they paste is checked against the local Messages API.
+    with (
+        MessagesAPIProcess(api_key=GOOD_KEY) as api,
+        running_stack(tmp_path / "home", "sqlite", env={"ANTHROPIC_BASE_URL": api.url}) as stack,
+    ):
+        browser.get(stack.http_url + "/")
+        sign_in(browser, stack.token("ada"))
+
+        css(browser, "#show-key")[0].click()
+        wait_for(browser, lambda: "no Anthropic key" in key_state(browser))
+        assert not css(browser, "#key-month")[0].is_displayed()
+        assert not css(browser, "#key-note")[0].is_displayed()
+        assert not css(browser, "#remove-key")[0].is_enabled()
+
+        # A key Anthropic refuses is not kept, and the page says why.
+        wrong = "sk-ant-not-this-one-Qq42"
+        paste_key(browser, wrong)
+        wait_for(browser, lambda: "refused" in css(browser, "#key-note")[0].text)
+        assert css(browser, "#key-note")[0].is_displayed()
+        assert "no Anthropic key" in key_state(browser)
+
+        paste_key(browser, GOOD_KEY)
+        wait_for(browser, lambda: f"ending in {GOOD_KEY[-4:]}" in key_state(browser))
+        assert css(browser, "#key-month")[0].text.startswith("This month: $")
+        assert css(browser, "#key-note")[0].text == ""
+        kept = browser.execute_script(
+            "return JSON.stringify([location.href, {...localStorage}, {...sessionStorage}])"
+        )
+        for key in (GOOD_KEY, wrong):
+            assert key not in browser.page_source and key not in kept
+            assert all(key not in stack.log(name) for name in SERVICES)
+
+        css(browser, "#remove-key")[0].click()
+        css(browser, "#remove-no")[0].click()  # asked first: keeping it changes nothing
+        assert f"ending in {GOOD_KEY[-4:]}" in key_state(browser)
+        css(browser, "#remove-key")[0].click()
+        css(browser, "#remove-yes")[0].click()
+        wait_for(browser, lambda: "no Anthropic key" in key_state(browser))
+        assert not css(browser, "#key-month")[0].is_displayed()

@@ -25,6 +25,7 @@ ALLOWED_KEYS = {
     "activity": {"type", "text"},
     "memory": {"type", "items"},
     "error": {"type", "code", "text"},
+    "account": {"type", "key", "ending", "month_usd", "text", "note"},
 }
 
 
@@ -37,8 +38,8 @@ def assert_frames_leak_nothing(frames: list[dict]) -> None:
     text (the person's own messages may say anything)."""
     for frame in frames:
         assert set(frame) <= ALLOWED_KEYS[frame["type"]], frame
-        if frame["type"] in ("activity", "error") or frame.get("from") == "violet":
-            assert not INTERNAL_WORDS.search(frame["text"]), frame
+        if frame["type"] in ("activity", "error", "account") or frame.get("from") == "violet":
+            assert not INTERNAL_WORDS.search(frame["text"] + frame.get("note", "")), frame
 
 
 async def test_a_say_is_acked_stored_and_answered(stack: Stack) -> None:

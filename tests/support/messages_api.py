@@ -53,6 +53,7 @@ and the records are reached over HTTP: `POST /_control/queue` with a JSON list o
 (`canned_from_spec`), `GET /_control/requests`, `GET /_control/rejections`,
 `POST /_control/reset`, `POST /_control/failing` (`{"tool": name, "status": S}`; status 0 heals),
 `POST /_control/every` (`{"every": N, "spec": {...}}`; `every` 0 stops it),
+`POST /_control/keys` (`{"key": K, "status": 401|402|403}`; status 0 accepts it again),
 `POST /_control/clock` (`{"advance_s": S}`) and `POST /_control/promises` (`{"every": N,
 "keeps": bool}`; `every` 0 stops it).
 """
@@ -89,6 +90,7 @@ import uvicorn
 from anthropic.types.model_param import ModelParam
 from jiter import from_json
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -409,15 +411,32 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _authenticate(request: Request, api_key: str | None) -> None:
-    given = request.headers.get("x-api-key")
-    bearer = request.headers.get("authorization", "")
+# How the API says no to a key, by status (https://platform.claude.com/docs/en/api/errors).
+KEY_REFUSALS = {
+    401: ("authentication_error", "invalid x-api-key"),
+    402: ("billing_error", "Your credit balance is too low to access the Anthropic API."),
+    403: ("permission_error", "Your API key does not have permission to use this resource."),
+}
+
+
+def key_of(headers: dict[str, str] | Headers) -> str | None:
+    """The key a request was made with: `x-api-key`, or a bearer token."""
+    given = headers.get("x-api-key")
+    bearer = headers.get("authorization", "")
     if not given and bearer.lower().startswith("bearer "):
         given = bearer[7:].strip()
+    return given or None
+
+
+def _authenticate(request: Request, api_key: str | None, refused: dict[str, int]) -> None:
+    given = key_of(request.headers)
     if not given:
         raise ApiError(401, "authentication_error", "x-api-key header is required", rule=False)
     if api_key is not None and given != api_key:
         raise ApiError(401, "authentication_error", "invalid x-api-key", rule=False)
+    if given in refused:
+        status = refused[given]
+        raise ApiError(status, *KEY_REFUSALS[status], rule=False)
 
 
 def betas_of(request: Request) -> frozenset[str]:
@@ -1399,10 +1418,13 @@ class MessagesAPI:
                 Route("/_control/every", self._control_every, methods=["POST"]),
                 Route("/_control/clock", self._control_clock, methods=["POST"]),
                 Route("/_control/promises", self._control_promises, methods=["POST"]),
+                Route("/_control/keys", self._control_keys, methods=["POST"]),
             ]
         )
         # Structured calls (by name) answered with an error until healed.
         self._failing: dict[str, tuple[int, str, str]] = {}
+        # Keys refused (by the status of the refusal) until accepted again.
+        self._refused_keys: dict[str, int] = {}
 
     # --- scripting -----------------------------------------------------------------------
 
@@ -1464,6 +1486,16 @@ class MessagesAPI:
     def heal_tool(self, name: str) -> None:
         with self._lock:
             self._failing.pop(name, None)
+
+    def refuse_key(self, key: str, status: int = 401) -> None:
+        """Every request made with `key` is refused as the API refuses a key: 401 (wrong or
+        revoked), 402 (the account cannot pay) or 403 (no permission); 0 accepts it again."""
+        with self._lock:
+            if status:
+                KEY_REFUSALS[status]  # noqa: B018 - only the documented refusals
+                self._refused_keys[key] = status
+            else:
+                self._refused_keys.pop(key, None)
 
     def _scripted(self, body: dict) -> list[dict] | None:
         with self._lock:
@@ -1546,7 +1578,9 @@ class MessagesAPI:
             self._rejections.append(record)
 
     async def _answer(self, request: Request, body: dict, record: RecordedRequest) -> Response:
-        _authenticate(request, self.api_key)
+        with self._lock:
+            refused = dict(self._refused_keys)
+        _authenticate(request, self.api_key, refused)
         betas = betas_of(request)
         validate(body, betas)
         check_model_exists(body)
@@ -1633,6 +1667,11 @@ class MessagesAPI:
         every = int(spec.get("every", 0))
         self.fail_every(every, canned_from_spec(spec["spec"]) if every > 0 else None)
         return JSONResponse({"every": every})
+
+    async def _control_keys(self, request: Request) -> Response:
+        spec = await request.json()
+        self.refuse_key(str(spec["key"]), int(spec.get("status", 401)))
+        return JSONResponse({"key": "set"})
 
     async def _control_reset(self, request: Request) -> Response:
         self.reset()
@@ -1733,6 +1772,11 @@ class MessagesAPIProcess:
     def heal_tool(self, name: str) -> None:
         spec = {"tool": name, "status": 0}
         httpx.post(f"{self.url}/_control/failing", json=spec, timeout=5).raise_for_status()
+
+    def refuse_key(self, key: str, status: int = 401) -> None:
+        """Requests made with `key` are refused with `status` (401, 402, 403); 0 accepts it."""
+        spec = {"key": key, "status": status}
+        httpx.post(f"{self.url}/_control/keys", json=spec, timeout=5).raise_for_status()
 
     def fail_every(self, n: int, spec: dict | None = None) -> None:
         """Every `n`-th valid request answers with `spec`; `n` 0 stops it."""

@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 _WORD = re.compile(r"[a-z0-9]+")
+GATE_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Served:
     title: str = ""
     text: str = ""
     location: str = ""
+    # Held until set: a page that answers only when the test lets it.
+    gate: threading.Event | None = None
 
 
 def html_page(title: str, *paragraphs: str) -> bytes:
@@ -52,6 +55,8 @@ class LocalWeb:
                     served = Served("application/json", json.dumps(web.search(query)).encode())
                 else:
                     served = web.pages.get(parts.path, Served("text/plain", b"not found", 404))
+                if served.gate is not None:
+                    served.gate.wait(GATE_TIMEOUT_S)
                 self.send_response(served.status)
                 self.send_header("Content-Type", served.content_type)
                 self.send_header("Content-Length", str(len(served.body)))
@@ -78,9 +83,13 @@ class LocalWeb:
     def url(self, path: str) -> str:
         return f"{self.base_url}{path}"
 
-    def add_page(self, path: str, title: str, *paragraphs: str) -> str:
+    def add_page(
+        self, path: str, title: str, *paragraphs: str, gate: threading.Event | None = None
+    ) -> str:
+        """A page; with `gate`, each request of it waits until the gate is set."""
         text = " ".join(paragraphs)
-        served = Served("text/html; charset=utf-8", html_page(title, *paragraphs), 200, title, text)
+        page = html_page(title, *paragraphs)
+        served = Served("text/html; charset=utf-8", page, 200, title, text, gate=gate)
         self.pages[path] = served
         return self.url(path)
 

@@ -19,14 +19,27 @@ class Socket:
         self.sent.append(json.loads(raw))
 
 
-def chat(answers: list[str] | None = None, terminal: bool = True) -> tuple[Chat, Socket]:
+def chat(
+    answers: list[str] | None = None, terminal: bool = True, hidden: list[str] | None = None
+) -> tuple[Chat, Socket]:
+    """A chat on a recording socket; `answers` are typed lines, `hidden` typed unseen ones."""
     socket = Socket()
-    replies = iter(answers or [])
+    replies, hidden_replies = iter(answers or []), iter(hidden or [])
 
     async def ask(prompt: str) -> str:
         return next(replies)
 
-    return Chat(socket, 0, ask, echoed_by_terminal=terminal), socket  # type: ignore[arg-type]
+    async def ask_hidden(prompt: str) -> str:
+        return next(hidden_replies)
+
+    client = Chat(
+        socket,  # type: ignore[arg-type]
+        0,
+        ask,
+        echoed_by_terminal=terminal,
+        ask_hidden=ask_hidden,
+    )
+    return client, socket
 
 
 async def test_a_message_is_sent_as_a_say() -> None:
@@ -35,7 +48,9 @@ async def test_a_message_is_sent_as_a_say() -> None:
     assert socket.sent[0]["type"] == "say" and socket.sent[0]["text"] == "hello there"
 
 
-@pytest.mark.parametrize("line", ["/help", "/forget", "/restore", "/forget 7", "/frobnicate"])
+@pytest.mark.parametrize(
+    "line", ["/help", "/forget", "/restore", "/forget 7", "/frobnicate", "/key frobnicate"]
+)
 async def test_commands_and_mistakes_are_never_sent_to_violet(
     line: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -90,6 +105,63 @@ async def test_forgetting_everything_asks_first_and_a_no_keeps_it() -> None:
     assert socket.sent == []
     await client.send("/forget-all")
     assert socket.sent == [{"type": "memory.forget_all"}]
+
+
+async def test_key_shows_the_account_and_key_remove_removes_the_key() -> None:
+    client, socket = chat()
+    await client.send("/key")
+    await client.send("/KEY Remove")
+    assert socket.sent == [{"type": "account.show"}, {"type": "key.remove"}]
+
+
+async def test_key_set_asks_for_the_key_unseen_and_sends_it_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, socket = chat(hidden=["  sk-ant-mine-1234\n"])
+    await client.send("/key set")
+    assert socket.sent == [{"type": "key.set", "key": "sk-ant-mine-1234"}]
+    assert "sk-ant-mine-1234" not in capsys.readouterr().out
+
+
+async def test_key_set_with_nothing_pasted_sends_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, socket = chat(hidden=["\n"])
+    await client.send("/key set")
+    assert socket.sent == []
+    assert "nothing changed" in capsys.readouterr().out
+
+
+async def test_a_key_typed_on_the_command_line_is_not_sent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, socket = chat()
+    await client.send("/key set sk-ant-mine-1234")
+    assert socket.sent == []
+    assert "/key set on its own" in capsys.readouterr().out
+
+
+def test_the_account_is_shown_in_its_words_with_why_a_key_was_not_kept(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, _ = chat()
+    state = "You have no Anthropic key of your own here."
+    client.show(
+        {"type": "account", "key": "none", "ending": "", "month_usd": 0, "text": state, "note": ""}
+    )
+    assert capsys.readouterr().out == f"{state}\n"
+    note = "Anthropic refused that key, so I didn't keep it. Nothing else changed."
+    client.show(
+        {
+            "type": "account",
+            "key": "none",
+            "ending": "",
+            "month_usd": 0,
+            "text": state,
+            "note": note,
+        }
+    )
+    assert capsys.readouterr().out == f"{note}\n{state}\n"
 
 
 async def test_a_typed_line_is_not_printed_again(capsys: pytest.CaptureFixture[str]) -> None:

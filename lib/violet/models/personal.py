@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol, TypeVar
 
@@ -90,6 +90,9 @@ class PersonalModelClient:
         self._key_of: dict[str, ApiKey] = {}  # each person's key at their last call here
         self._pool_size = pool_size
         self._closing: set[asyncio.Task[None]] = set()
+        # Calls under way per client: a client leaving the pool closes when its last ends.
+        self._busy: Counter[int] = Counter()
+        self._retired: dict[int, ModelClient] = {}
         self.ledger = built_in.ledger
 
     async def reply(
@@ -125,7 +128,8 @@ class PersonalModelClient:
         return await self._on_account(person, call, costly=False)
 
     async def aclose(self) -> None:
-        clients = [*self._pool.values(), self._built_in]
+        clients = [*self._pool.values(), *self._retired.values(), self._built_in]
+        self._retired.clear()
         if self._operator is not None:
             clients.append(self._operator)
         self._pool.clear()
@@ -136,12 +140,24 @@ class PersonalModelClient:
     ) -> T:
         credential = await self._current(person)
         try:
-            return await call(self._client(credential, costly))
+            return await self._using(self._client(credential, costly), call)
         except KeyRefused as refused:
             if credential.key is None:
                 raise  # the operator's key: an operator's problem, told as any failure
             await self._refused(person, credential.key, str(refused))
-        return await call(self._client(await self._current(person), costly))
+        return await self._using(self._client(await self._current(person), costly), call)
+
+    async def _using(self, client: ModelClient, call: Callable[[ModelClient], Awaitable[T]]) -> T:
+        self._busy[id(client)] += 1
+        try:
+            return await call(client)
+        finally:
+            self._busy[id(client)] -= 1
+            if not self._busy[id(client)]:
+                del self._busy[id(client)]
+                retired = self._retired.pop(id(client), None)
+                if retired is not None:
+                    self._drop(retired)
 
     async def _current(self, person: str) -> Credential:
         """The person's credential; a client on a key they no longer use is closed."""
@@ -171,7 +187,7 @@ class PersonalModelClient:
         if client is None:
             client = self._pool[key] = self._on_key(key)
             while len(self._pool) > self._pool_size:
-                self._drop(self._pool.popitem(last=False)[1])
+                self._retire(self._pool.popitem(last=False)[1])
         self._pool.move_to_end(key)
         return client
 
@@ -189,6 +205,13 @@ class PersonalModelClient:
     def _close_pooled(self, key: ApiKey) -> None:
         client = self._pool.pop(key, None)
         if client is not None:
+            self._retire(client)
+
+    def _retire(self, client: ModelClient) -> None:
+        """Closes the client now, or when the calls under way on it end."""
+        if self._busy[id(client)]:
+            self._retired[id(client)] = client
+        else:
             self._drop(client)
 
     def forget(self, person: str) -> None:

@@ -1,4 +1,5 @@
-// Violet in a browser: the chat and the memory page, spoken over the phone protocol only.
+// Violet in a browser: the chat, the memory page and the key page, spoken over the phone
+// protocol only.
 "use strict";
 
 const TOKEN_KEY = "violet.token";
@@ -46,6 +47,7 @@ function askToSignIn(problem) {
   el("nav").hidden = true;
   el("chat").hidden = true;
   el("memory").hidden = true;
+  el("key").hidden = true;
   el("sign-in").hidden = false;
   el("sign-in-problem").textContent = problem || "";
   setConnection("");
@@ -162,6 +164,7 @@ function begin(token) {
   state.unsent.clear();
   el("messages").replaceChildren();
   el("activity").textContent = "";
+  showAccount({ key: "none", ending: "", month_usd: 0, text: "", note: "" });
   el("sign-in").hidden = true;
   el("nav").hidden = false;
   show(state.view);
@@ -201,6 +204,7 @@ function receive(frame) {
     ack: (f) => state.unsent.delete(f.id),
     activity: (f) => { el("activity").textContent = f.text; },
     memory: (f) => showMemories(f.items),
+    account: showAccount,
     error: showError,
   };
   const handler = handlers[frame.type];
@@ -213,6 +217,10 @@ function welcomed() {
   setConnection("");
   resendUnsent();
   if (state.view === "memory") send({ type: "memory.list" });
+  if (state.view === "key") {
+    checking(false);
+    send({ type: "account.show" });
+  }
 }
 
 function resendUnsent() {
@@ -229,7 +237,8 @@ function showError(frame) {
   if (frame.code === "rate_limited" || frame.code === "unavailable") {
     setTimeout(resendUnsent, RESEND_AFTER_MS);
   }
-  const where = state.view === "memory" ? "memory-problem" : "chat-problem";
+  if (state.view === "key") checking(false);
+  const where = { memory: "memory-problem", key: "key-problem" }[state.view] || "chat-problem";
   el(where).textContent = frame.text;
 }
 
@@ -350,13 +359,72 @@ function forgetAll() {
   closeForgetAll();
 }
 
+// The key page: the person's own Anthropic key. The page never keeps a key: it goes out in one
+// message and the box is emptied at once; only its last 4 characters ever come back.
+
+function showAccount(account) {
+  checking(false);
+  el("key-problem").textContent = "";
+  el("key-note").textContent = account.note;
+  el("key-state").textContent = account.text;
+  const yours = account.key === "yours";
+  el("key-month").hidden = !yours;
+  el("key-month").textContent = yours ? `This month: $${account.month_usd.toFixed(2)}` : "";
+  el("remove-key").disabled = account.key === "none";
+  if (account.key === "none") el("remove-confirm").hidden = true;
+}
+
+function checking(underway) {
+  el("use-key").disabled = underway;
+  el("key-checking").textContent = underway ? "Checking your key with Anthropic…" : "";
+}
+
+// Sends a change to the key, or says why it can't go now.
+function changeKey(frame) {
+  el("key-problem").textContent = "";
+  if (send(frame)) return true;
+  el("key-problem").textContent = "Not connected right now. Please try again in a moment.";
+  return false;
+}
+
+function useKey(event) {
+  event.preventDefault();
+  const box = el("key-input");
+  const key = box.value.trim();
+  box.value = "";
+  if (!key) {
+    el("key-problem").textContent = "Paste your key in the box first.";
+    return;
+  }
+  el("key-note").textContent = "";
+  if (changeKey({ type: "key.set", key })) checking(true);
+}
+
+function askRemoveKey() {
+  el("remove-confirm").hidden = false;
+  el("remove-no").focus();
+}
+
+function closeRemoveKey() {
+  el("remove-confirm").hidden = true;
+  el("remove-key").focus();
+}
+
+function removeKey() {
+  if (!changeKey({ type: "key.remove" })) return;
+  el("key-note").textContent = "";
+  closeRemoveKey();
+}
+
 // Switching pages
 
 function show(view) {
   state.view = view;
   el("chat").hidden = view !== "chat";
   el("memory").hidden = view !== "memory";
-  for (const [button, name] of [["show-chat", "chat"], ["show-memory", "memory"]]) {
+  el("key").hidden = view !== "key";
+  const pages = [["show-chat", "chat"], ["show-memory", "memory"], ["show-key", "key"]];
+  for (const [button, name] of pages) {
     if (name === view) el(button).setAttribute("aria-current", "page");
     else el(button).removeAttribute("aria-current");
   }
@@ -365,6 +433,11 @@ function show(view) {
     el("confirm").hidden = true;
     send({ type: "memory.list" });
     el("memory-title").focus();
+  } else if (view === "key") {
+    el("remove-confirm").hidden = true;
+    el("key-problem").textContent = "";
+    send({ type: "account.show" });
+    el("key-title").focus();
   } else {
     el("say-text").focus();
   }
@@ -372,6 +445,7 @@ function show(view) {
 
 function start() {
   el("memory-title").tabIndex = -1;
+  el("key-title").tabIndex = -1;
   el("sign-in-form").addEventListener("submit", signIn);
   el("provider-sign-in").addEventListener("click", signInAtProvider);
   el("use-code").addEventListener("click", useCode);
@@ -383,6 +457,11 @@ function start() {
   el("forget-all").addEventListener("click", askForgetAll);
   el("confirm-yes").addEventListener("click", forgetAll);
   el("confirm-no").addEventListener("click", closeForgetAll);
+  el("show-key").addEventListener("click", () => show("key"));
+  el("key-form").addEventListener("submit", useKey);
+  el("remove-key").addEventListener("click", askRemoveKey);
+  el("remove-yes").addEventListener("click", removeKey);
+  el("remove-no").addEventListener("click", closeRemoveKey);
   if (backFromProvider()) return;
   if (localStorage.getItem(TOKEN_KEY)) {
     el("nav").hidden = false;
