@@ -6,19 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from datetime import date
 
+import grpc
+
 from violet.channels import Peers
 from violet.identity import resolve_secret, service_identity
-from violet.keyring import ApiKey, Keyring, Sealed, resolve_keyring
+from violet.keyring import ApiKey, Keyring, KeyringError, Sealed, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
+from violet.models.errors import ModelUnavailable
 from violet.models.factory import personal_model_client
 from violet.models.personal import PersonalModelClient
 from violet.models.usage import UsageBatches, UsageRow
 from violet.settings import CommonSettings
 from violet.tasks import cancel_all
 from violet.v1 import accounts_pb2, accounts_pb2_grpc
+
+log = logging.getLogger(__name__)
 
 
 def usage_row_message(row: UsageRow) -> accounts_pb2.UsageRow:
@@ -65,20 +71,34 @@ class RemoteAccounts:
         return service_identity(person, self._secret).metadata()
 
     async def credential(self, person: str) -> Credential:
-        reply = await self._stub().Credential(
-            accounts_pb2.CredentialRequest(), metadata=self._as(person)
-        )
+        """Raises `ModelUnavailable` when it cannot be learned: the call then fails as any
+        call the API could not take, and is handled (and retried) as one."""
+        try:
+            reply = await self._stub().Credential(
+                accounts_pb2.CredentialRequest(), metadata=self._as(person)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise ModelUnavailable(
+                f"who pays for the call could not be learned ({error.code().name})"
+            ) from None
         key = None
         if reply.HasField("key"):
             sealed = Sealed(reply.key.kek_id, reply.key.nonce, reply.key.ciphertext)
-            key = self._keyring.open(sealed, person)
+            try:
+                key = self._keyring.open(sealed, person)
+            except KeyringError as error:
+                raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
         return Credential(Payer(reply.payer), Hold(reply.hold), key)
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
-        await self._stub().ReportKeyRefused(
-            accounts_pb2.KeyRefusedRequest(ending=key.ending, reason=reason[:200]),
-            metadata=self._as(person),
-        )
+        try:
+            await self._stub().ReportKeyRefused(
+                accounts_pb2.KeyRefusedRequest(ending=key.ending, reason=reason[:200]),
+                metadata=self._as(person),
+            )
+        except grpc.aio.AioRpcError as error:
+            # Not set aside yet: the next call on it is refused and reported again.
+            log.warning("a refused key could not be reported: %s", error.code().name)
 
     async def send_usage(self, person: str, rows: list[UsageRow]) -> None:
         await self._stub().RecordUsage(

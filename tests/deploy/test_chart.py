@@ -19,6 +19,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from violet.keyring import parse_keyring
+
 REPO = Path(__file__).resolve().parents[2]
 CHART = REPO / "deploy" / "helm" / "violet"
 VALUES_DIR = REPO / "deploy" / "helm" / "values"
@@ -38,6 +40,7 @@ SECRET_KEYS = {
     "VIOLET_QDRANT_API_KEY",
     "VIOLET_OIDC_CLIENT_SECRET",
     "QDRANT__SERVICE__API_KEY",
+    "VIOLET_KEY_ENCRYPTION_KEYS",
 }
 POD_OWNERS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 
@@ -417,6 +420,7 @@ CANARIES = {
         "tokenSecret": "canary-token-secret",
         "smtpUrl": "smtp://mail:canary-smtp-password@smtp.example.com:587",
         "oidcClientSecret": "canary-client-secret",
+        "keyEncryptionKeys": "canary:Y2FuYXJ5LWtleS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=",
     },
     "postgresql": {"password": "canary-database-password"},
     "externalDatabase": {"url": "postgresql://violet:canary-external-password@db.example:5432/v"},
@@ -427,7 +431,7 @@ def test_secrets_never_appear_in_a_config_map(values: dict[str, Any]) -> None:
     with_canaries = merged(values, CANARIES)
     rendered = render(with_canaries)
     bundled = with_canaries.get("postgresql", {}).get("enabled", True)
-    canaries = ["canary-key", "canary-token", "canary-smtp", "canary-client"]
+    canaries = ["canary-key", "canary-token", "canary-smtp", "canary-client", "Y2FuYXJ5LWtle"]
     canaries.append("canary-database" if bundled else "canary-external")
     secret_text = json.dumps([decoded(s) for s in rendered.of_kind("Secret")])
     assert all(canary in secret_text for canary in canaries), "the Secret holds them all"
@@ -465,6 +469,7 @@ def test_generated_secrets_agree_between_the_release_and_the_migration_hook() ->
     hook = decoded(rendered.named("Secret", f"{RELEASE}-migrate"))
     assert release == hook
     assert len(release["VIOLET_SECRET"]) >= 32
+    assert parse_keyring(release["VIOLET_KEY_ENCRYPTION_KEYS"]).current.startswith("k")
     assert (
         f":{release['POSTGRES_PASSWORD']}@{RELEASE}-postgresql:5432/"
         in release["VIOLET_DATABASE_URL"]

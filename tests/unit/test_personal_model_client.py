@@ -435,3 +435,25 @@ async def test_a_client_leaving_the_pool_closes_only_when_its_calls_end() -> Non
     release.set()
     assert await under_way == {"by": "own AAAA"}
     await asyncio.wait_for(slow.closed.wait(), 1)
+
+
+async def test_a_client_left_unused_is_closed_at_the_next_call() -> None:
+    now = [0.0]
+    clients = Clients()
+    accounts = FakeAccounts(
+        {"ann": Credential(Payer.OWN, key=ANN_KEY), "bob": Credential(Payer.OWN, key=BOB_KEY)}
+    )
+    client = PersonalModelClient(
+        accounts=accounts,
+        operator=clients.operator,
+        built_in=clients.built_in,
+        on_key=clients.on_key,
+        cache_s=0.0,
+        idle_s=60.0,
+        clock=lambda: now[0],
+    )
+    await reply_of(client, "ann")
+    now[0] = 61.0
+    await reply_of(client, "bob")
+    await asyncio.wait_for(clients.made_for(ANN_KEY)[0].closed.wait(), 1)
+    assert not clients.made_for(BOB_KEY)[0].closed.is_set()

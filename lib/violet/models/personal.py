@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol, TypeVar
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 # Clients on people's own keys kept open at once; the least recently used closes first.
 POOL_SIZE = 64
+# A key's client unused this long is closed: a key stays in memory only while it is in use.
+POOL_IDLE_S = 600.0
 
 
 class UsageSink(Protocol):
@@ -80,6 +83,8 @@ class PersonalModelClient:
         on_key: Callable[[ApiKey], ModelClient],
         cache_s: float,
         pool_size: int = POOL_SIZE,
+        idle_s: float = POOL_IDLE_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._accounts = accounts
         self._credentials = CredentialCache(accounts.credential, cache_s)
@@ -89,6 +94,9 @@ class PersonalModelClient:
         self._pool: OrderedDict[ApiKey, ModelClient] = OrderedDict()
         self._key_of: dict[str, ApiKey] = {}  # each person's key at their last call here
         self._pool_size = pool_size
+        self._idle_s = idle_s
+        self._clock = clock
+        self._last_used: dict[ApiKey, float] = {}
         self._closing: set[asyncio.Task[None]] = set()
         # Calls under way per client: a client leaving the pool closes when its last ends.
         self._busy: Counter[int] = Counter()
@@ -183,12 +191,17 @@ class PersonalModelClient:
         return self._built_in
 
     def _pooled(self, key: ApiKey) -> ModelClient:
+        now = self._clock()
         client = self._pool.get(key)
         if client is None:
             client = self._pool[key] = self._on_key(key)
-            while len(self._pool) > self._pool_size:
-                self._retire(self._pool.popitem(last=False)[1])
         self._pool.move_to_end(key)
+        self._last_used[key] = now
+        # Least recently used first: past the bound, or idle too long, a client is closed.
+        for oldest in list(self._pool):
+            if len(self._pool) <= self._pool_size and now - self._last_used[oldest] < self._idle_s:
+                break
+            self._close_pooled(oldest)
         return client
 
     def _drop(self, client: ModelClient) -> None:
@@ -203,6 +216,7 @@ class PersonalModelClient:
         self._close_pooled(key)
 
     def _close_pooled(self, key: ApiKey) -> None:
+        self._last_used.pop(key, None)
         client = self._pool.pop(key, None)
         if client is not None:
             self._retire(client)

@@ -366,10 +366,8 @@ function showAccount(account) {
   checking(false);
   el("key-problem").textContent = "";
   el("key-note").textContent = account.note;
+  // In the person's language; with their own key in use, it says what it cost this month.
   el("key-state").textContent = account.text;
-  const yours = account.key === "yours";
-  el("key-month").hidden = !yours;
-  el("key-month").textContent = yours ? `This month: $${account.month_usd.toFixed(2)}` : "";
   el("remove-key").disabled = account.key === "none";
   if (account.key === "none") el("remove-confirm").hidden = true;
 }

@@ -203,6 +203,10 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- if not .Values.secrets.databaseServicePassword }}
 {{- $_ := set .Values.secrets "databaseServicePassword" (get $existing "VIOLET_DATABASE_SERVICE_PASSWORD" | b64dec | default (randAlphaNum 32)) }}
 {{- end }}
+{{- if not .Values.secrets.keyEncryptionKeys }}
+{{- $made := printf "k%s:%s" (randAlphaNum 8 | lower) (randBytes 32) }}
+{{- $_ := set .Values.secrets "keyEncryptionKeys" (get $existing "VIOLET_KEY_ENCRYPTION_KEYS" | b64dec | default $made) }}
+{{- end }}
 {{- if and .Values.qdrant.enabled (not .Values.qdrant.apiKey) }}
 {{- $_ := set .Values.qdrant "apiKey" (get $existing "VIOLET_QDRANT_API_KEY" | b64dec | default (randAlphaNum 40)) }}
 {{- end }}
@@ -227,6 +231,7 @@ already holds (so upgrades keep them), else a new random one. */}}
 VIOLET_SECRET: {{ .Values.secrets.tokenSecret | b64enc | quote }}
 VIOLET_DATABASE_URL: {{ include "violet.databaseUrl" . | b64enc | quote }}
 VIOLET_DATABASE_SERVICE_PASSWORD: {{ .Values.secrets.databaseServicePassword | b64enc | quote }}
+VIOLET_KEY_ENCRYPTION_KEYS: {{ .Values.secrets.keyEncryptionKeys | b64enc | quote }}
 {{- with .Values.secrets.anthropicApiKey }}
 ANTHROPIC_API_KEY: {{ . | b64enc | quote }}
 {{- end }}
