@@ -259,6 +259,28 @@ async def test_a_person_at_their_budget_is_told_and_their_work_resumes_after_a_r
     assert "noon" in result["text"].lower() or "ferry" in result["text"].lower()
 
 
+async def test_keys_rotated_under_a_new_key_encryption_key_still_serve(world: World) -> None:
+    before = kek_ids(world.database_url)
+    done = world.violet("keys", "rotate")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["rotated"] == len(before) >= 1 and report["current"] not in before.values()
+    assert set(kek_ids(world.database_url).values()) == {report["current"]}
+    await asyncio.sleep(CACHE_S + 0.5)
+    ann = await world.device("ann")
+    seen = len(world.requests_of("ann"))
+    await ann.ask("tell me something nice")
+    await ann.ask(f"look up {world.web.add_page('/sun', 'Sunrise', 'The sun rises at 7.')}")
+    await ann.until(results, RESULT_TIMEOUT_S)
+    assert {key_of(r) for r in world.requests_of("ann")[seen:]} == {world.keys["ann"]}
+
+
+def kek_ids(url: str) -> dict[str, str]:
+    """Who has a key sealed, and under which key-encryption key (read as the tables' owner)."""
+    with psycopg.connect(url) as connection:
+        return dict(connection.execute("SELECT person, kek_id FROM person_keys").fetchall())
+
+
 def test_usage_is_kept_per_person_with_its_cost(world: World) -> None:
     done = world.violet("usage")
     assert done.returncode == 0, done.stderr

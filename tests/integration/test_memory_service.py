@@ -33,7 +33,8 @@ def stack(
             extra["VIOLET_DATABASE_URL"] = cleanup.enter_context(fresh_schema())
         started = Stack(tmp_path_factory.mktemp(f"memory-{request.param}"), extra_env=extra)
         cleanup.callback(started.stop)
-        started.start("memory")
+        # The session says who pays for each person's origin checks.
+        started.start("session", "memory")
         yield started
 
 

@@ -27,7 +27,8 @@ def router(
             env["VIOLET_DATABASE_URL"] = cleanup.enter_context(fresh_schema())
         stack = Stack(Path(tmp_path_factory.mktemp("router")), extra_env=env)
         cleanup.callback(stack.stop)
-        stack.start("router")
+        # The session says who pays for each person's routing pick.
+        stack.start("session", "router")
         yield stack
 
 
