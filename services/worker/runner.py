@@ -51,6 +51,7 @@ class WorkRunner:
         self._loaded: dict[str, Loaded] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
+        self._held: set[str] = set()  # work waiting for its person's account, told once
         self._stopping = False
 
     def wake(self, work_session_id: str, person: str) -> None:
@@ -112,11 +113,14 @@ class WorkRunner:
                             if not held:
                                 return  # another replica runs it, and sees what is new
                             await self._run(work_session_id)
+                            self._held.discard(work_session_id)
                         if work_session_id not in self._again:
                             return
         except CallsHeld as held:
             # Kept as it is: the sweep takes it up again once the person's account allows.
-            log.info("work held", extra={"topic": work_session_id, "hold": held.hold.value})
+            level = logging.DEBUG if work_session_id in self._held else logging.INFO
+            log.log(level, "work held", extra={"topic": work_session_id, "hold": held.hold.value})
+            self._held.add(work_session_id)
         except Exception:
             log.exception(
                 "work step failed; the sweep tries again", extra={"topic": work_session_id}

@@ -15,10 +15,12 @@ import pytest
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Engine,
     Float,
     Integer,
+    LargeBinary,
     MetaData,
     Table,
     create_engine,
@@ -102,6 +104,10 @@ def a_row(table: Table, person: str, parents: dict[str, dict[str, str]]) -> dict
             continue
         elif isinstance(column.type, DateTime | UtcDateTime):
             values[column.name] = AT
+        elif isinstance(column.type, Date):
+            values[column.name] = AT.date()
+        elif isinstance(column.type, LargeBinary):
+            values[column.name] = uuid.uuid4().bytes
         elif isinstance(column.type, Boolean):
             values[column.name] = False
         elif isinstance(column.type, Integer):
@@ -111,7 +117,8 @@ def a_row(table: Table, person: str, parents: dict[str, dict[str, str]]) -> dict
         elif isinstance(column.type, JSON):
             values[column.name] = []
         else:
-            values[column.name] = uuid.uuid4().hex[:8]
+            length = getattr(column.type, "length", None) or 8
+            values[column.name] = uuid.uuid4().hex[: min(length, 8)]
     return values
 
 

@@ -26,6 +26,8 @@ from tests.support.waiting import eventually
 from tests.support.web import LocalWeb
 from violet.identity import authenticate
 from violet.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
     router_pb2,
     router_pb2_grpc,
     session_pb2,
@@ -44,13 +46,29 @@ class Reported:
 
 
 @dataclass
-class StandIns(session_pb2_grpc.SessionServicer, router_pb2_grpc.RouterServicer):
-    """The session's Deliver and the router's UpdateCard, recording who each call was for."""
+class StandIns(
+    session_pb2_grpc.SessionServicer,
+    router_pb2_grpc.RouterServicer,
+    accounts_pb2_grpc.AccountsServicer,
+):
+    """The session's Deliver and the router's UpdateCard, recording who each call was for; the
+    session's accounts, with everyone's calls paid by `payer`, recording the usage sent."""
 
     secret: str
+    payer: str = "built_in"
     updates: list[Reported] = field(default_factory=list)
     cards: list[tuple[str, router_pb2.TopicCard]] = field(default_factory=list)
+    usage: list[tuple[str, accounts_pb2.UsageRow]] = field(default_factory=list)
     taking: bool = True
+
+    async def Credential(self, request, context):  # type: ignore[no-untyped-def]
+        await authenticate(context, self.secret)
+        return accounts_pb2.CredentialReply(payer=self.payer)
+
+    async def RecordUsage(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self.secret)
+        self.usage += [(identity.person, row) for row in request.rows]
+        return accounts_pb2.RecordUsageReply()
 
     async def Deliver(self, request, context):  # type: ignore[no-untyped-def]
         identity = await authenticate(context, self.secret)
@@ -161,9 +179,10 @@ async def worker_under_test(
             cleanup.callback(api.stop)
             extra.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
         stack = Stack(home, extra_env=extra)
-        peers = StandIns(stack.secret)
+        peers = StandIns(stack.secret, "operator" if api else "built_in")
         server = grpc.aio.server()
         session_pb2_grpc.add_SessionServicer_to_server(peers, server)
+        accounts_pb2_grpc.add_AccountsServicer_to_server(peers, server)
         router_pb2_grpc.add_RouterServicer_to_server(peers, server)
         server.add_insecure_port(stack.address("session"))
         server.add_insecure_port(stack.address("router"))
@@ -231,6 +250,15 @@ async def test_start_work_returns_at_once_and_the_page_comes_back_as_a_result(
     assert "The Violet Test Page" in card.last_outcome
     assert url in card.entities
     assert card.last_active.seconds > 0
+
+    # What the work's model calls used goes back to the session, as the person's.
+    used = await eventually(
+        lambda: [row for who, row in worker.peers.usage if who == someone],
+        "the work's usage sent to the session",
+        timeout_s=WAIT_S,
+    )
+    assert {row.call for row in used} == {"reply.work"}
+    assert all(row.payer == "built_in" and row.calls >= 1 for row in used)
 
 
 @pytest.fixture(params=["worker", "bubblewrap_worker"], ids=["wasm", "bubblewrap"])
