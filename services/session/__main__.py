@@ -59,6 +59,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         resolve_keyring(settings.key_encryption_keys, settings.home),
         account_rules(settings),
         key_check(settings, usage),
+        quiet_s=settings.key_cache_s,
     )
     model = personal_model_client(settings, accounts, usage)
     window = Window(settings.window)

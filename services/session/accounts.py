@@ -9,6 +9,7 @@ call is made. Days and months are UTC.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 
 KEY_REFUSED = "key_refused"
 NEAR = "near"
+QUIET_S = 30.0
+QUIET_PEOPLE = 100_000  # remembered at most; past it the memo starts again
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,17 @@ class Accounts:
         rules: AccountRules,
         check: KeyCheck,
         clock: Clock = utc_now,
+        quiet_s: float = QUIET_S,
     ) -> None:
         self._database = database
         self._keyring = keyring
         self._rules = rules
         self._check = check
         self._clock = clock
+        # People found with nothing to tell, and when: asked again only after `quiet_s`, so a
+        # turn reads no table for it (a notice made on another replica waits that long at most).
+        self._quiet: dict[str, float] = {}
+        self._quiet_s = quiet_s
 
     @property
     def current_kek(self) -> str:
@@ -308,6 +316,9 @@ class Accounts:
 
     async def take_notices(self, person: str, language: str) -> list[str]:
         """What to tell the person once, in their language, marked told as it is taken."""
+        quiet = self._quiet.get(person)
+        if quiet is not None and time.monotonic() - quiet < self._quiet_s:
+            return []
         now = self._clock()
         async with self._database.begin() as db:
             waiting = list(
@@ -319,6 +330,9 @@ class Accounts:
                 )
             )
             if not waiting:
+                if len(self._quiet) >= QUIET_PEOPLE:
+                    self._quiet.clear()
+                self._quiet[person] = time.monotonic()
                 return []
             await db.execute(
                 update(account_notices)
@@ -333,6 +347,7 @@ class Accounts:
         return held_phrase(hold, language)
 
     async def _add_notice(self, db: AsyncSession, person: str, notice: str) -> None:
+        self._quiet.pop(person, None)
         postgres = db.get_bind().dialect.name == "postgresql"
         await db.execute(
             (postgres_insert if postgres else sqlite_insert)(account_notices)

@@ -16,8 +16,10 @@ import threading
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import grpc
 import psycopg
 import pytest
 
@@ -31,6 +33,7 @@ from tests.support.waiting import eventually
 from tests.support.web import LocalWeb
 from violet.models.accounting import opaque_user_id
 from violet.models.tools import WORK_TOOLS
+from violet.v1 import accounts_pb2, accounts_pb2_grpc
 
 CACHE_S = 1.0  # each replica asks again for a person's key after this long
 RESULT_TIMEOUT_S = 90.0
@@ -281,6 +284,30 @@ def kek_ids(url: str) -> dict[str, str]:
         return dict(connection.execute("SELECT person, kek_id FROM person_keys").fetchall())
 
 
+async def test_only_an_operator_token_reaches_the_operators_calls(world: World) -> None:
+    request = accounts_pb2.PersonKeyRequest(person="eve", key=new_key("eve"))
+    async with grpc.aio.insecure_channel(world.stack.address("session")) as channel:
+        operator = accounts_pb2_grpc.OperatorStub(channel)
+        for token in (world.stack.internal_token("eve"), world.stack.token("eve"), ""):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await operator.SetPersonKey(request, metadata=bearer(token), timeout=10)
+            assert refused.value.code() in (
+                grpc.StatusCode.PERMISSION_DENIED,
+                grpc.StatusCode.UNAUTHENTICATED,
+            )
+        # A person's own calls cannot name anyone else: the token says whose key it is.
+        accounts = accounts_pb2_grpc.AccountsStub(channel)
+        shown = await accounts.Show(
+            accounts_pb2.ShowRequest(), metadata=bearer(world.stack.internal_token("eve"))
+        )
+    assert shown.key == "none"
+    assert "eve" not in kek_ids(world.database_url)
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),) if token else ()
+
+
 def test_usage_is_kept_per_person_with_its_cost(world: World) -> None:
     done = world.violet("usage")
     assert done.returncode == 0, done.stderr
@@ -291,7 +318,8 @@ def test_usage_is_kept_per_person_with_its_cost(world: World) -> None:
     assert (
         people["cat"]["by_payer"].get("own", 0) == 0 and people["cat"]["by_payer"]["operator"] > 0
     )
-    assert {"reply.main", "structured.origin"} <= set(people["cat"]["by_call"])
+    every_service = {"reply.main", "reply.work", "structured.origin", "structured.fold"}
+    assert every_service | {"structured.pick"} <= set(people["cat"]["by_call"])
     one = world.violet("usage", "--person", "ann", "--since", "2000-01-01")
     assert set(json.loads(one.stdout.strip().splitlines()[-1])["people"]) == {"ann"}
 
@@ -326,3 +354,30 @@ def _as_text(value: object) -> str:
     if isinstance(value, bytes | memoryview):
         return bytes(value).decode("latin-1")
     return str(value)
+
+
+async def test_without_an_operator_key_only_people_with_their_own_use_the_models(
+    tmp_path: Path,
+) -> None:
+    own = new_key("fay")
+    with MessagesAPIProcess() as api:
+        stack = Stack(tmp_path, extra_env={"ANTHROPIC_BASE_URL": api.url}, model_api=api)
+        try:
+            stack.start()
+            fay, gus = [
+                (await Device.open(stack.live_url, stack.token(name)))[0] for name in ("fay", "gus")
+            ]
+            assert (await set_key(fay, own))["key"] == "yours"
+            await fay.ask("hello there")
+            await gus.ask("hello there")
+            by_person = defaultdict(set)
+            for request in api.requests():
+                who = (request["body"].get("metadata") or {}).get("user_id")
+                by_person[who].add(key_of(request))
+            assert by_person[opaque_user_id("fay")] == {own}
+            assert opaque_user_id("gus") not in by_person  # the built-in model answered him
+            for device in (fay, gus):
+                assert_frames_leak_nothing(device.seen)
+                await device.close()
+        finally:
+            stack.stop()

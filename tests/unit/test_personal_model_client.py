@@ -19,7 +19,7 @@ from violet.models.base import ModelClient, System, Tier, Tool, ToolChoice, repl
 from violet.models.credentials import CallsHeld, Credential, CredentialCache, Hold, Payer
 from violet.models.errors import KeyRefused
 from violet.models.messages import JsonObject, ModelMessage
-from violet.models.personal import PersonalModelClient
+from violet.models.personal import PayingLedger, PersonalModelClient
 
 ANN_KEY = ApiKey("sk-ant-api03-ann-aaaaaaaaaaaaaaaaaaaa-AAAA")
 BOB_KEY = ApiKey("sk-ant-api03-bob-bbbbbbbbbbbbbbbbbbbb-BBBB")
@@ -457,3 +457,19 @@ async def test_a_client_left_unused_is_closed_at_the_next_call() -> None:
     await reply_of(client, "bob")
     await asyncio.wait_for(clients.made_for(ANN_KEY)[0].closed.wait(), 1)
     assert not clients.made_for(BOB_KEY)[0].closed.is_set()
+
+
+def test_usage_is_sent_on_with_its_payer_but_the_built_in_models_is_not() -> None:
+    sent: list[tuple[str, str, Payer]] = []
+
+    class Sink:
+        def add(self, person: str, call: str, payer: Payer, usage: Usage) -> None:
+            sent.append((person, call, payer))
+
+    parent = UsageLedger()
+    for payer in (Payer.OWN, Payer.OPERATOR, Payer.BUILT_IN):
+        PayingLedger(payer, Sink(), parent).record(
+            "ann", "reply.main", Usage("m", 10, 2, 0.1), 0.1, ok=True
+        )
+    assert sent == [("ann", "reply.main", Payer.OWN), ("ann", "reply.main", Payer.OPERATOR)]
+    assert parent.totals("ann").calls == 3  # the process's own totals count every call
