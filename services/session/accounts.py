@@ -24,8 +24,9 @@ from session.tables import account_notices, budgets, model_usage, person_keys
 from violet.clock import Clock, utc_now
 from violet.database import across_people, rows_changed
 from violet.identity import acting_for
-from violet.keyring import ApiKey, Keyring, Sealed
+from violet.keyring import ApiKey, Keyring, KeyringError, Sealed
 from violet.models.credentials import Credential, Hold, Payer
+from violet.models.errors import ModelUnavailable
 from violet.models.usage import UsageRow
 
 log = logging.getLogger(__name__)
@@ -104,10 +105,16 @@ class Accounts:
         return Payer.OPERATOR, await self._budget_hold(person), None
 
     async def credential(self, person: str) -> Credential:
-        """The person's credential with their key opened: for this service's own calls."""
+        """The person's credential with their key opened, for this service's own calls. A key
+        that does not open fails the call as an unavailable model does: it is answered with
+        an apology and logged, not retried for ever."""
         payer, hold, sealed = await self.sealed_credential(person)
-        key = self._keyring.open(sealed, person) if sealed is not None else None
-        return Credential(payer, hold, key)
+        if sealed is None:
+            return Credential(payer, hold)
+        try:
+            return Credential(payer, hold, self._keyring.open(sealed, person))
+        except KeyringError as error:
+            raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
         await self.report_refused(person, key.ending, reason)

@@ -22,6 +22,7 @@ from violet import database
 from violet.identity import acting_for
 from violet.keyring import ApiKey, Keyring, Sealed, new_entry, parse_keyring, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
+from violet.models.errors import ModelUnavailable
 from violet.models.usage import UsageRow
 from violet.settings import CommonSettings
 
@@ -145,6 +146,16 @@ async def test_a_person_with_their_own_key_pays_with_it(place: Place) -> None:
         assert sealed is not None
         assert sealed.kek_id == accounts.current_kek
         assert await accounts.credential(ANN) == Credential(Payer.OWN, key=ANN_KEY)
+
+
+async def test_a_key_the_configured_keys_cannot_open_fails_the_call_as_unavailable(
+    place: Place,
+) -> None:
+    with acting_for(ANN):
+        await place.accounts().set_key(ANN, ANN_KEY)
+        elsewhere = place.accounts(keyring=parse_keyring(new_entry("other")))
+        with pytest.raises(ModelUnavailable, match="could not be opened"):
+            await elsewhere.credential(ANN)
 
 
 @pytest.mark.parametrize(
