@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import asdict, fields
 from datetime import date
 
 import grpc
@@ -28,34 +29,13 @@ log = logging.getLogger(__name__)
 
 
 def usage_row_message(row: UsageRow) -> accounts_pb2.UsageRow:
-    return accounts_pb2.UsageRow(
-        day=row.day.isoformat(),
-        call=row.call,
-        payer=row.payer,
-        model=row.model,
-        calls=row.calls,
-        input_tokens=row.input_tokens,
-        cache_write_tokens=row.cache_write_tokens,
-        cache_read_tokens=row.cache_read_tokens,
-        output_tokens=row.output_tokens,
-        cost_usd=row.cost_usd,
-    )
+    return accounts_pb2.UsageRow(**{**asdict(row), "day": row.day.isoformat()})
 
 
 def usage_row_of(message: accounts_pb2.UsageRow) -> UsageRow:
     """Raises ValueError for a day that is not YYYY-MM-DD."""
-    return UsageRow(
-        day=date.fromisoformat(message.day),
-        call=message.call,
-        payer=message.payer,
-        model=message.model,
-        calls=message.calls,
-        input_tokens=message.input_tokens,
-        cache_write_tokens=message.cache_write_tokens,
-        cache_read_tokens=message.cache_read_tokens,
-        output_tokens=message.output_tokens,
-        cost_usd=message.cost_usd,
-    )
+    kept = {field.name: getattr(message, field.name) for field in fields(UsageRow)}
+    return UsageRow(**{**kept, "day": date.fromisoformat(message.day)})
 
 
 class RemoteAccounts:

@@ -22,7 +22,11 @@ from typing import Any, Protocol, cast
 from alembic import command
 from alembic.config import Config
 from psycopg import sql
-from sqlalchemy import MetaData, event, text
+from sqlalchemy import MetaData, Table, event, text
+from sqlalchemy.dialects.postgresql import Insert as PostgresInsert
+from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, Connection, CursorResult, Result, Row, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
@@ -162,6 +166,16 @@ def _tune_sqlite(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> N
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def conflict_insert(table: Table, *, postgres: bool) -> SqliteInsert | PostgresInsert:
+    """An INSERT that can say what to do on a conflict (`on_conflict_do_update`/`_nothing`),
+    in the dialect of the backend: PostgreSQL's or SQLite's, which spell it alike."""
+    return (postgres_insert if postgres else sqlite_insert)(table)
+
+
+def is_postgres_session(db: AsyncSession) -> bool:
+    return db.get_bind().dialect.name == "postgresql"
 
 
 def rows_changed(result: Result[Any]) -> int:

@@ -32,8 +32,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
@@ -309,7 +307,7 @@ class PersonMemory:
 
     def _insert(self, table: Table) -> Any:
         """An INSERT that can say what to do on a conflict, in the backend's dialect."""
-        return (postgres_insert if self._postgres else sqlite_insert)(table)
+        return database.conflict_insert(table, postgres=self._postgres)
 
     async def _compact_changes(self, before: datetime) -> None:
         """Drops the listed changes of items deleted since before `before`; a replica that knows
@@ -355,7 +353,7 @@ class PersonMemory:
             )
             .returning(captured_turns.c.id)
         )
-        upsert = (postgres_insert if self._postgres else sqlite_insert)(memory_people).values(
+        upsert = database.conflict_insert(memory_people, postgres=self._postgres).values(
             person=self.person, last_capture_at=moment
         )
         await self._db.execute(

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.sql.dml import Insert
 
-from session.account_phrases import held_phrase, notice_phrase
+from session.account_phrases import notice_phrase
 from session.tables import account_notices, budgets, model_usage, person_keys
 from violet.clock import Clock, utc_now
-from violet.database import across_people, rows_changed
+from violet.database import across_people, conflict_insert, is_postgres_session, rows_changed
 from violet.identity import acting_for
 from violet.keyring import ApiKey, Keyring, KeyringError, Sealed
 from violet.models.credentials import Credential, Hold, Payer
@@ -222,8 +221,7 @@ class Accounts:
                 for row in rows:
                     await db.execute(self._add_usage(db, person, row))
 
-    def _add_usage(self, db: AsyncSession, person: str, row: UsageRow):  # type: ignore[no-untyped-def]
-        postgres = db.get_bind().dialect.name == "postgresql"
+    def _add_usage(self, db: AsyncSession, person: str, row: UsageRow) -> Insert:
         sums = {
             "calls": row.calls,
             "input_tokens": row.input_tokens,
@@ -232,7 +230,7 @@ class Accounts:
             "output_tokens": row.output_tokens,
             "cost_usd": row.cost_usd,
         }
-        statement = (postgres_insert if postgres else sqlite_insert)(model_usage).values(
+        statement = conflict_insert(model_usage, postgres=is_postgres_session(db)).values(
             person=person, day=row.day, call=row.call, payer=row.payer, model=row.model, **sums
         )
         return statement.on_conflict_do_update(
@@ -350,14 +348,10 @@ class Accounts:
         payer, _, _ = await self.sealed_credential(person)
         return [notice_phrase(notice, payer, language) for notice in waiting]
 
-    def held_text(self, hold: Hold, language: str) -> str:
-        return held_phrase(hold, language)
-
     async def _add_notice(self, db: AsyncSession, person: str, notice: str) -> None:
         self._quiet.pop(person, None)
-        postgres = db.get_bind().dialect.name == "postgresql"
         await db.execute(
-            (postgres_insert if postgres else sqlite_insert)(account_notices)
+            conflict_insert(account_notices, postgres=is_postgres_session(db))
             .values(person=person, notice=notice, created_at=self._clock(), told_at=None)
             .on_conflict_do_nothing(index_elements=["person", "notice"])
         )

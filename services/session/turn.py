@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from opentelemetry import trace
 
+from session.account_phrases import held_phrase
 from session.accounts import Accounts
 from session.actions import MainActions
 from session.activity import Activity
@@ -84,9 +85,8 @@ class MainSession:
         accounts: Accounts | None = None,
     ) -> None:
         """`activity`: where to show that Violet is thinking; None where no device follows
-        (the benchmarks). `accounts`: what to tell the person about their account once, and
-        in what words a held call is answered; None where no account is kept (the benchmarks
-        and unit tests, whose calls are never held)."""
+        (the benchmarks). `accounts`: what to tell the person about their account once; None
+        where no account is kept (the benchmarks and unit tests)."""
         self._model = model
         self._accounts = accounts
         self._pins = pins
@@ -192,9 +192,7 @@ class MainSession:
         except CallsHeld as held:
             if update:
                 return Answer(in_plain_words(update).text)
-            if self._accounts is None:
-                raise
-            return Answer(self._accounts.held_text(held.hold, language))
+            return Answer(held_phrase(held.hold, language))
         except ModelRefused as refused:
             fallback("refusal", str(refused), category=refused.category or "")
             return Answer(phrase(DECLINED, language), remember=False)

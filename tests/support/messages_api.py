@@ -1491,8 +1491,9 @@ class MessagesAPI:
         """Every request made with `key` is refused as the API refuses a key: 401 (wrong or
         revoked), 402 (the account cannot pay) or 403 (no permission); 0 accepts it again."""
         with self._lock:
+            if status and status not in KEY_REFUSALS:
+                raise ValueError(f"the API refuses a key with {sorted(KEY_REFUSALS)}, not {status}")
             if status:
-                KEY_REFUSALS[status]  # noqa: B018 - only the documented refusals
                 self._refused_keys[key] = status
             else:
                 self._refused_keys.pop(key, None)

@@ -82,7 +82,9 @@ class UsageBatches:
         self._pending: dict[str, dict[tuple[date, str, str, str], UsageRow]] = {}
 
     def add(self, person: str, call: str, payer: Payer, usage: Usage) -> None:
-        row = row_of(call, payer, usage, self._today())
+        self._keep(person, row_of(call, payer, usage, self._today()))
+
+    def _keep(self, person: str, row: UsageRow) -> None:
         rows = self._pending.setdefault(person, {})
         known = rows.get(row.key)
         rows[row.key] = row if known is None else known.plus(row)
@@ -98,9 +100,7 @@ class UsageBatches:
             except Exception as error:  # noqa: BLE001 - kept, and sent with the next batch
                 log.warning("usage not yet recorded: %s", error)
                 for row in rows.values():
-                    mine = self._pending.setdefault(person, {})
-                    known = mine.get(row.key)
-                    mine[row.key] = row if known is None else known.plus(row)
+                    self._keep(person, row)
         self._bound()
 
     async def flush_forever(self, every_s: float = FLUSH_EVERY_S) -> None:

@@ -11,12 +11,10 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import insert, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
-from violet.database import across_people, rows_changed
+from violet.database import across_people, conflict_insert, is_postgres_session, rows_changed
 from violet.leases import Lease, LeaseColumns
 from violet.models import ModelMessage
 from worker.store.encoding import as_json
@@ -86,9 +84,8 @@ class WorkSessions:
         tx: AsyncSession, topic: str, person: str, title: str, moment: datetime
     ) -> bool:
         """Makes the work session; False when its id is taken."""
-        postgres = tx.get_bind().dialect.name == "postgresql"
         inserted = await tx.execute(
-            (postgres_insert if postgres else sqlite_insert)(work_sessions)
+            conflict_insert(work_sessions, postgres=is_postgres_session(tx))
             .values(
                 id=topic,
                 person=person,
