@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import json
 import sys
@@ -10,6 +11,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import websockets
 
@@ -20,6 +22,10 @@ from violet_cli.tokens import NoLocalStack, local_token
 # How long leaving waits for answers still on their way.
 LEAVE_WAIT_S = 60.0
 HISTORY_WAIT_S = 30.0
+# Room for the longest document in one frame.
+MAX_FRAME_BYTES = 4 * 1024 * 1024
+# How long a documents command waits for its answer before the next line is read.
+DOCUMENT_WAIT_S = 10.0
 
 HELP = """\
 Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversation waits for you.
@@ -27,6 +33,11 @@ Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversatio
   /forget N      forget item N of that list (you can undo it)
   /restore N     undo forgetting item N
   /forget-all    forget everything, for good (asks first)
+  /documents     what Violet wrote for you, newest first, numbered
+  /open N        show document N
+  /save N [FILE] save document N in a file (by default its own name, in this folder)
+  /delete N      delete document N
+  /undo          bring back the document deleted last
   /key           your own Anthropic key: whether one is in use, and what it paid this month
   /key set       use your own Anthropic key (asks for it without showing it)
   /key remove    stop using your own key
@@ -87,6 +98,11 @@ class Chat:
         self.waiting: set[str] = set()
         self.answered = asyncio.Event()
         self.numbers = MemoryNumbers()
+        # The documents as last listed, by number; where each one asked to be saved goes.
+        self.documents: list[JsonObject] = []
+        self.saving: dict[str, Path] = {}
+        self.last_deleted: JsonObject | None = None
+        self.documents_answered = asyncio.Event()
         self._ask = ask
         self._ask_hidden = ask_hidden
         # What this terminal typed and its screen already shows: not printed a second time.
@@ -114,23 +130,60 @@ class Chat:
         elif kind == "activity" and frame.get("text"):
             print(_dim(f"({frame['text']})"), flush=True)
         elif kind == "memory":
-            self._show_memory(frame["items"])
+            self._show_memory(frame["items"], frame.get("told", []))
+        elif kind == "documents":
+            self._show_documents(frame["items"])
+        elif kind == "document":
+            self._show_document(frame)
         elif kind == "account":
             if frame.get("note"):
                 print(frame["note"], flush=True)
             print(frame["text"], flush=True)
         elif kind == "error":
             print(frame["text"], flush=True)
+        if kind in ("documents", "document", "error"):
+            self.documents_answered.set()
 
-    def _show_memory(self, items: list[JsonObject]) -> None:
-        if not items:
+    def _show_memory(self, items: list[JsonObject], told: list[JsonObject]) -> None:
+        if not items and not told:
             print("Violet doesn't remember anything about you yet.", flush=True)
             return
-        print("What Violet remembers:")
+        if items:
+            print("What Violet remembers:")
         for item in items:
             number = self.numbers.number(item["item"])
             print(f"  {number}. {item['text']} ({ORIGINS.get(item['origin'], item['origin'])})")
+        if told:
+            print("What I told you:")
+        for item in told:
+            number = self.numbers.number(item["item"])
+            source = f" (from {item['source']})" if item["source"] else ""
+            print(f"  {number}. {item['text']}{source}")
         print(_dim("/forget N forgets one; /restore N brings it back."), flush=True)
+
+    def _show_documents(self, documents: list[JsonObject]) -> None:
+        self.documents = documents
+        if not documents:
+            print("Violet hasn't written any documents for you yet.", flush=True)
+            return
+        print("Your documents, newest first:")
+        for number, document in enumerate(documents, 1):
+            print(f"  {number}. {document['title']} ({document['name']})")
+        print(
+            _dim("/open N shows one; /save N saves it in a file; /delete N deletes it."), flush=True
+        )
+
+    def _show_document(self, document: JsonObject) -> None:
+        target = self.saving.pop(document["name"], None)
+        if target is None:
+            print(f"{document['title']} ({document['name']}):\n{document['text']}", flush=True)
+            return
+        try:
+            target.write_text(document["text"], encoding="utf-8")
+        except OSError as error:
+            print(f"{target} couldn't be saved: {error.strerror}.", flush=True)
+            return
+        print(f'Saved "{document["title"]}" in {target}.', flush=True)
 
     async def send(self, line: str) -> None:
         said = await self.read(line)
@@ -142,7 +195,12 @@ class Chat:
             self.waiting.add(said.frame["id"])
             if self._echoed_by_terminal:
                 self._typed[said.frame["text"]] += 1
+        self.documents_answered.clear()
         await self.socket.send(json.dumps(said.frame))
+        if said.frame["type"].startswith("document"):
+            # The next line may name a document by its number in the list that comes back.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.documents_answered.wait(), DOCUMENT_WAIT_S)
 
     async def read(self, line: str) -> Said:
         """What a typed line means: a command starts with a slash, anything else is a message."""
@@ -158,6 +216,12 @@ class Chat:
             return await self._forget_all()
         if command in ("/forget", "/restore"):
             return self._one_item(command, arguments)
+        if command == "/documents" and not arguments:
+            return Said({"type": "documents.list"})
+        if command in ("/open", "/save", "/delete"):
+            return self._one_document(command, arguments)
+        if command == "/undo" and not arguments:
+            return self._undo()
         if command == "/key":
             return await self._key([word.lower() for word in arguments])
         return Said(reply=f"There's no command {words[0]}. Type /help to see what you can do.")
@@ -169,6 +233,34 @@ class Chat:
         if item is None:
             return Said(reply=f"There's no item {arguments[0]}. Type /memory to see the list.")
         return Said({"type": f"memory.{command[1:]}", "item": item})
+
+    def _one_document(self, command: str, arguments: list[str]) -> Said:
+        most = 2 if command == "/save" else 1
+        if not 1 <= len(arguments) <= most:
+            return Said(reply=f"Say which document, for example {command} 2 (see /documents).")
+        number = arguments[0]
+        if not number.isdigit() or not 1 <= int(number) <= len(self.documents):
+            return Said(reply=f"There's no document {number}. Type /documents to see the list.")
+        document = self.documents[int(number) - 1]
+        name = document["name"]
+        if command == "/open":
+            return Said({"type": "document.open", "name": name})
+        if command == "/delete":
+            self.last_deleted = document
+            undo = f'Deleted "{document["title"]}". Type /undo to bring it back.'
+            return Said({"type": "document.delete", "name": name}, undo)
+        target = Path(arguments[1] if len(arguments) > 1 else name).expanduser()
+        if target.exists():
+            return Said(reply=f"{target} is there already. Say another file: /save {number} FILE")
+        self.saving[name] = target
+        return Said({"type": "document.open", "name": name})
+
+    def _undo(self) -> Said:
+        if self.last_deleted is None:
+            return Said(reply="There's nothing to undo.")
+        document, self.last_deleted = self.last_deleted, None
+        back = f'Bringing back "{document["title"]}".'
+        return Said({"type": "document.restore", "name": document["name"]}, back)
 
     async def _forget_all(self) -> Said:
         answer = await self._ask(
@@ -208,7 +300,7 @@ async def _read_line(prompt: str = "") -> str:
 
 
 async def _talk(url: str, token: str) -> int:
-    async with websockets.connect(url) as socket:
+    async with websockets.connect(url, max_size=MAX_FRAME_BYTES) as socket:
         await socket.send(json.dumps({"type": "hello", "token": token, "since": 0}))
         welcome = json.loads(await socket.recv())
         chat = Chat(socket, welcome.get("seq", 0), _read_line, sys.stdin.isatty())

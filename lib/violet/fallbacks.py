@@ -30,6 +30,7 @@ Fallback = Literal[
     "answer_cut",  # an answer stopped at its length limit and could not be finished
     "answer_failed",  # the main model failed: the person is asked to say it again
     "work_failed",  # background work's model failed: the result says it could not finish
+    "ask_failed",  # other work could not be asked: the asking work is told so, plainly
     "own_key_refused",  # a person's own key was refused: set aside, the call made as it says now
     "operator_key_missing",  # the operator pays but this replica has no key: the built-in model
     "key_unchecked",  # a key could not be checked when set: not kept, the person asked again

@@ -224,3 +224,11 @@ def title_from_file_name(name: str) -> str:
     words = re.sub(r"^(note|list)[-_ ]+", "", stem, flags=re.IGNORECASE)
     words = " ".join(words.replace("-", " ").replace("_", " ").split()) or stem
     return words[:1].upper() + words[1:]
+
+
+def document_title(name: str, text: str = "") -> str:
+    """What a person calls a document: its heading, else its name without kind and suffix."""
+    heading = next((line for line in text.splitlines() if line.strip()), "").strip()
+    if heading.startswith("#"):
+        return " ".join(heading.lstrip("# ").split()) or name
+    return title_from_file_name(name)

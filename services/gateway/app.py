@@ -25,8 +25,9 @@ from gateway.signin import SignIn, issuer_from
 from violet.channels import Peers
 from violet.identity import resolve_secret
 
-# The services a device's requests reach directly.
-NEEDED = ("session", "memory")
+# The services a device's requests reach directly: the conversation, the memory page and the
+# documents (which the worker keeps).
+NEEDED = ("session", "memory", "worker")
 HEALTH_TIMEOUT_S = 2.0
 
 PAGE_DIR = Path(__file__).with_name("page")

@@ -24,11 +24,15 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "ack": frozenset({"type", "id", "seq"}),
     "message": frozenset({"type", "seq", "from", "text", "at", "reply_to"}),
     "activity": frozenset({"type", "text"}),
-    "memory": frozenset({"type", "items"}),
+    "memory": frozenset({"type", "items", "told"}),
+    "documents": frozenset({"type", "items"}),
+    "document": frozenset({"type", "name", "title", "text"}),
     "error": frozenset({"type", "code", "text"}),
     "account": frozenset({"type", "key", "ending", "month_usd", "text", "note"}),
 }
 MEMORY_ITEM_KEYS = frozenset({"item", "text", "origin", "at"})
+TOLD_ITEM_KEYS = frozenset({"item", "text", "source", "at"})
+DOCUMENT_ITEM_KEYS = frozenset({"name", "title", "at", "size"})
 ERROR_CODES = frozenset({"bad_frame", "unauthorized", "too_long", "rate_limited", "unavailable"})
 
 
@@ -40,7 +44,10 @@ def outgoing(kind: str, **fields: Any) -> str:
     if kind == "error" and fields.get("code") not in ERROR_CODES:
         raise ValueError(f"unknown error code {fields.get('code')!r}")
     if kind == "memory":
-        fields["items"] = [_memory_item(item) for item in fields["items"]]
+        fields["items"] = [_listed(item, MEMORY_ITEM_KEYS) for item in fields["items"]]
+        fields["told"] = [_listed(item, TOLD_ITEM_KEYS) for item in fields["told"]]
+    if kind == "documents":
+        fields["items"] = [_listed(item, DOCUMENT_ITEM_KEYS) for item in fields["items"]]
     frame = json.dumps({"type": kind, **fields}, ensure_ascii=False)
     if not _encodable(frame):
         # Text from elsewhere (a model, an old row) holding a lone surrogate still goes out:
@@ -49,9 +56,9 @@ def outgoing(kind: str, **fields: Any) -> str:
     return frame
 
 
-def _memory_item(item: dict[str, Any]) -> dict[str, Any]:
-    if set(item) - MEMORY_ITEM_KEYS:
-        raise ValueError(f"memory items carry no {sorted(set(item) - MEMORY_ITEM_KEYS)}")
+def _listed(item: dict[str, Any], allowed: frozenset[str]) -> dict[str, Any]:
+    if set(item) - allowed:
+        raise ValueError(f"listed items carry no {sorted(set(item) - allowed)}")
     return dict(item)
 
 
@@ -95,12 +102,18 @@ class MemoryRequest:
 
 
 @dataclass(frozen=True)
+class DocumentRequest:
+    action: str  # "list", "open", "delete" or "restore"
+    name: str = ""
+
+
+@dataclass(frozen=True)
 class AccountRequest:
     action: str  # "show", "set_key" or "remove_key"
     key: str = field(default="", repr=False)  # never printed, not even in a traceback
 
 
-Incoming = Hello | Say | MemoryRequest | AccountRequest
+Incoming = Hello | Say | MemoryRequest | DocumentRequest | AccountRequest
 
 
 def parse(raw: str | bytes) -> Incoming:
@@ -177,6 +190,16 @@ def _memory(action: str, needs_item: bool) -> Callable[[dict[str, Any]], MemoryR
     return parse_memory
 
 
+def _document(action: str) -> Callable[[dict[str, Any]], DocumentRequest]:
+    def parse_document(data: dict[str, Any]) -> DocumentRequest:
+        name = data.get("name")
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_ID_CHARS or "\x00" in name:
+            raise FrameError("bad_frame", 'Say which document you mean by its "name".')
+        return DocumentRequest(action, name)
+
+    return parse_document
+
+
 def _key_set(data: dict[str, Any]) -> AccountRequest:
     key = data.get("key")
     if not isinstance(key, str) or not key.strip():
@@ -194,6 +217,10 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "memory.forget": _memory("forget", needs_item=True),
     "memory.restore": _memory("restore", needs_item=True),
     "memory.forget_all": _memory("forget_all", needs_item=False),
+    "documents.list": lambda _: DocumentRequest("list"),
+    "document.open": _document("open"),
+    "document.delete": _document("delete"),
+    "document.restore": _document("restore"),
     "account.show": lambda _: AccountRequest("show"),
     "key.set": _key_set,
     "key.remove": lambda _: AccountRequest("remove_key"),

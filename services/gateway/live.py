@@ -15,11 +15,12 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 from opentelemetry import trace
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway import frames, phrases
-from gateway.frames import AccountRequest, FrameError, Hello, MemoryRequest, Say
+from gateway.frames import AccountRequest, DocumentRequest, FrameError, Hello, MemoryRequest, Say
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
@@ -30,6 +31,8 @@ from violet.metrics import SAYS_REFUSED
 from violet.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    documents_pb2,
+    documents_pb2_grpc,
     memory_pb2,
     memory_pb2_grpc,
     session_pb2,
@@ -49,6 +52,13 @@ SIGN_IN_UNAVAILABLE_TEXT = (
     "Violet can't check your sign-in right now. Please try again in a moment."
 )
 ALREADY_GREETED = "You have already said hello."
+# What the worker's refusal of a document request means for the person.
+DOCUMENT_REFUSALS = {
+    grpc.StatusCode.NOT_FOUND: phrases.NO_SUCH_DOCUMENT,
+    grpc.StatusCode.INVALID_ARGUMENT: phrases.NO_SUCH_DOCUMENT,
+    grpc.StatusCode.ALREADY_EXISTS: phrases.DOCUMENT_IN_THE_WAY,
+}
+DocumentsAnswer = documents_pb2.DocumentsReply | documents_pb2.OpenedDocument
 
 
 class Device:
@@ -80,12 +90,16 @@ class Device:
             await self.websocket.close(close_code)
 
 
+def iso(stamp: Timestamp) -> str:
+    return stamp.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z")
+
+
 def message_frame(message: session_pb2.ConversationMessage) -> str:
     fields = {
         "seq": message.seq,
         "from": message.author,
         "text": message.text,
-        "at": message.at.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"),
+        "at": iso(message.at),
     }
     if message.reply_to:
         fields["reply_to"] = say_id(message.reply_to)
@@ -146,6 +160,10 @@ class LiveEndpoint:
     @property
     def _memory(self) -> memory_pb2_grpc.MemoryAsyncStub:
         return self._peers.stub("memory", memory_pb2_grpc.MemoryStub)
+
+    @property
+    def _documents(self) -> documents_pb2_grpc.DocumentsAsyncStub:
+        return self._peers.stub("worker", documents_pb2_grpc.DocumentsStub)
 
     def _internal(self, person: str) -> tuple[tuple[str, str], ...]:
         """Metadata of an internal call for the device's person: the device's own token never
@@ -305,6 +323,8 @@ class LiveEndpoint:
             await self._say(device, person, frame)
         elif isinstance(frame, MemoryRequest):
             await self._memory_page(device, person, frame)
+        elif isinstance(frame, DocumentRequest):
+            await self._documents_page(device, person, frame)
         elif isinstance(frame, AccountRequest):
             await self._account(device, person, frame)
 
@@ -397,12 +417,45 @@ class LiveEndpoint:
                 raise FrameError("bad_frame", phrases.NO_SUCH_MEMORY) from None
             raise FrameError("unavailable", phrases.PAGE_AWAY) from None
         items = [
-            {
-                "item": item.item,
-                "text": item.text,
-                "origin": item.origin,
-                "at": item.at.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"),
-            }
+            {"item": item.item, "text": item.text, "origin": item.origin, "at": iso(item.at)}
             for item in page.items
         ]
-        await device.send(frames.outgoing("memory", items=items))
+        told = [
+            {"item": item.item, "text": item.text, "source": item.source, "at": iso(item.at)}
+            for item in page.told
+        ]
+        await device.send(frames.outgoing("memory", items=items, told=told))
+
+    async def _documents_page(self, device: Device, person: str, request: DocumentRequest) -> None:
+        """The person's documents after the change asked for, or one of them opened."""
+        metadata = self._internal(person)
+        named = documents_pb2.DocumentRequest(name=request.name)
+        calls: dict[str, Callable[[], Awaitable[DocumentsAnswer]]] = {
+            "list": lambda: self._documents.List(
+                documents_pb2.ListDocumentsRequest(), metadata=metadata
+            ),
+            "open": lambda: self._documents.Open(named, metadata=metadata),
+            "delete": lambda: self._documents.Delete(named, metadata=metadata),
+            "restore": lambda: self._documents.Restore(named, metadata=metadata),
+        }
+        try:
+            reply = await calls[request.action]()
+        except grpc.aio.AioRpcError as error:
+            refusal = DOCUMENT_REFUSALS.get(error.code())
+            if refusal is None:
+                raise FrameError("unavailable", phrases.DOCUMENTS_AWAY) from None
+            raise FrameError("bad_frame", refusal) from None
+        if isinstance(reply, documents_pb2.OpenedDocument):
+            opened = {"name": reply.name, "title": reply.title, "text": reply.text}
+            await device.send(frames.outgoing("document", **opened))
+            return
+        items = [
+            {
+                "name": entry.name,
+                "title": entry.title,
+                "at": iso(entry.modified),
+                "size": entry.size,
+            }
+            for entry in reply.documents
+        ]
+        await device.send(frames.outgoing("documents", items=items))

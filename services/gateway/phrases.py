@@ -2,8 +2,8 @@
 they write in (`violet.language`): English, Portuguese, Spanish, French and German.
 
 Only the refusals a person can meet are here (a message too long, too many at once, Violet busy
-or away, a memory that is gone). Frames only a broken app sends (not JSON, an unknown type, a
-nested object) are answered in English, for its developer.
+or away, a memory or a document that is gone). Frames only a broken app sends (not JSON, an
+unknown type, a nested object) are answered in English, for its developer.
 """
 
 from __future__ import annotations
@@ -63,6 +63,29 @@ PAGE_AWAY: Phrase = {
     "fr": "Vos souvenirs ne peuvent pas être affichés pour le moment. Réessayez dans un instant.",
     "de": "Ihre Erinnerungen können gerade nicht angezeigt werden. Versuchen Sie es bitte "
     "gleich noch einmal.",
+}
+NO_SUCH_DOCUMENT: Phrase = {
+    "en": "There is no document by that name. It may have been deleted.",
+    "pt": "Não há nenhum documento com esse nome. Talvez tenha sido apagado.",
+    "es": "No hay ningún documento con ese nombre. Quizá se haya borrado.",
+    "fr": "Il n'y a aucun document de ce nom. Il a peut-être été supprimé.",
+    "de": "Es gibt kein Dokument mit diesem Namen. Vielleicht wurde es gelöscht.",
+}
+DOCUMENT_IN_THE_WAY: Phrase = {
+    "en": "A newer document has that name now, so the deleted one can't come back.",
+    "pt": "Um documento mais novo tem esse nome agora, então o apagado não pode voltar.",
+    "es": "Ahora hay un documento más nuevo con ese nombre, así que el borrado no puede volver.",
+    "fr": "Un document plus récent porte ce nom, donc celui supprimé ne peut pas revenir.",
+    "de": "Ein neueres Dokument trägt jetzt diesen Namen, daher kann das gelöschte nicht "
+    "zurückkommen.",
+}
+DOCUMENTS_AWAY: Phrase = {
+    "en": "Your documents can't be shown right now. Please try again in a moment.",
+    "pt": "Seus documentos não podem ser mostrados agora. Tente de novo daqui a pouco.",
+    "es": "Tus documentos no se pueden mostrar ahora mismo. Inténtalo de nuevo en un momento.",
+    "fr": "Vos documents ne peuvent pas être affichés pour le moment. Réessayez dans un instant.",
+    "de": "Ihre Dokumente können gerade nicht angezeigt werden. Versuchen Sie es bitte gleich "
+    "noch einmal.",
 }
 NOT_A_KEY: Phrase = {
     "en": "That doesn't look like a key: it is one word, no spaces.",

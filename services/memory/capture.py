@@ -5,7 +5,9 @@ A background pass per person then makes:
 - a turn item: the person's own message as said (recalled, not listed on the memory page);
 - facts about the person: what the fast model's origin call proposes from the person's message,
   kept only when the provenance filter finds each quote stated there (`memory.provenance`);
-- Violet's own facts: one per deed of background work, in words code chooses (`memory.deeds`).
+- Violet's own facts: one per deed of background work, in words code chooses (`memory.deeds`);
+- a told record of what Violet told in the turn, with its sources (`memory.told`), never a fact
+  about the person.
 Each new fact is settled against the person's facts at once (`memory.merging`): the same fact
 said again keeps one item, a new value for the same thing replaces the old one.
 A turn another replica holds (a claim with a lease) is left to it; a turn whose pass died is taken
@@ -26,8 +28,19 @@ from memory.merging import drop_vectors, give_way, plan
 from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, keep
 from memory.queries import RecentQueries
-from memory.store import FACT, TURN, CapturedTurn, Item, MemoryStore, NewTurn, new_item_id
+from memory.store import (
+    FACT,
+    TOLD,
+    TURN,
+    CapturedTurn,
+    Item,
+    MemoryStore,
+    NewTurn,
+    PersonMemory,
+    new_item_id,
+)
 from memory.subjects import subject_of
+from memory.told import replaced, told_item
 from violet.clock import utc_now
 from violet.fallbacks import fallback
 from violet.models import ModelClient, ModelError, origin
@@ -147,7 +160,7 @@ class Capturer:
 
     async def _facts_of(self, person: str, turn: CapturedTurn) -> Made:
         deeds = [_deed_fact(person, turn, deed) for deed in turn.deeds]
-        done = [fact for fact in deeds if fact is not None]
+        done = [fact for fact in [*deeds, told_item(person, turn)] if fact is not None]
         if not turn.person_message.strip():
             return Made(turn, done, turn.turn_item, True, turn.attempts)
         try:
@@ -196,10 +209,27 @@ class Capturer:
                     vanished += [item.id for item in result.items]
             facts = await memory.active_items(FACT) if settle_facts else []
             left = await give_way(memory, plan(facts, {}))
+            told = [item for result in made for item in result.items if item.kind == TOLD]
+            left += await _replace_told(memory, told, vanished)
         if vanished:
             await self._vectors.delete(person, vanished)
         await drop_vectors(self._store, self._vectors, self._passages, person, left)
         return kept
+
+
+async def _replace_told(
+    memory: PersonMemory, told: Sequence[Item], vanished: Sequence[str]
+) -> list[str]:
+    """New told records take the place of those they replace; the ids that left recall."""
+    kept = [item for item in told if item.id not in vanished]
+    if not kept:
+        return []
+    earlier = await memory.active_items(TOLD)
+    left: list[str] = []
+    for item in kept:
+        for older in replaced(item, [e for e in earlier if e.id not in left]):
+            left += await memory.supersede(older, item.id, merge=False)
+    return left
 
 
 def _turn_item(person: str, turn: CapturedTurn, previous: Item | None) -> Item:

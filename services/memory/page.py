@@ -1,22 +1,34 @@
 """The memory page: what the person sees of their memory, and what they can take back.
 
-The page lists facts (the provenance-checked items), in plain words, newest first. Forgetting
-one takes it out of recall at once on every replica (the change advances the person's memory
-version), vectors too, together with the turns it was made from (which
-would otherwise bring it back); Restore undoes that. Forgetting everything deletes every item,
+The page lists facts (the provenance-checked items), in plain words, newest first, and apart
+from them what Violet told the person (`memory.told`), newest first. Forgetting one takes it
+out of recall at once on every replica (the change advances the person's memory version),
+vectors too, together with the turns it was made from (which would otherwise bring it back);
+Restore undoes that. Forgetting everything deletes every item,
 turn and captured turn of the person for good.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from memory.indexing import reindex
 from memory.passages import PassageQueue
-from memory.store import Item, MemoryStore
+from memory.store import FACT, TOLD, Item, MemoryStore
 from violet.vectors import VectorStore
 
 
 class UnknownItem(LookupError):
     """The id names none of the person's items."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the memory page shows: what Violet remembers about the person, and apart from it
+    what she told them."""
+
+    facts: list[Item]
+    told: list[Item]
 
 
 class MemoryPage:
@@ -31,10 +43,13 @@ class MemoryPage:
         self._passages = passages
 
     async def facts(self, person: str) -> list[Item]:
-        async with self._store.of(person) as memory:
-            return await memory.page()
+        return (await self.listed(person)).facts
 
-    async def forget(self, person: str, item_id: str) -> list[Item]:
+    async def listed(self, person: str) -> Page:
+        async with self._store.of(person) as memory:
+            return Page(await memory.page(FACT), await memory.page(TOLD))
+
+    async def forget(self, person: str, item_id: str) -> Page:
         async with self._store.of(person) as memory:
             item = await memory.get(item_id)
             if item is None:
@@ -43,9 +58,9 @@ class MemoryPage:
         await self._vectors.delete(person, left)
         await reindex(self._store, person, self._passages, self._vectors, [], left, urgent=True)
         await self._store.vectors_stored(person, left)
-        return await self.facts(person)
+        return await self.listed(person)
 
-    async def restore(self, person: str, item_id: str) -> list[Item]:
+    async def restore(self, person: str, item_id: str) -> Page:
         async with self._store.of(person) as memory:
             item = await memory.get(item_id)
             if item is None:
@@ -61,10 +76,10 @@ class MemoryPage:
             urgent=True,
         )
         await self._store.vectors_stored(person, [item.id for item in back])
-        return await self.facts(person)
+        return await self.listed(person)
 
-    async def forget_everything(self, person: str) -> list[Item]:
+    async def forget_everything(self, person: str) -> Page:
         async with self._store.of(person) as memory:
             await memory.forget_everything()
         await self._vectors.delete_person(person)
-        return []
+        return Page([], [])

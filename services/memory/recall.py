@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 
 from memory.queries import RecentQueries
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
-from memory.store import Item, MemoryStore, MemoryVersion
+from memory.store import TOLD, Item, MemoryStore, MemoryVersion
+from violet.told import may_recall_told
 from violet.vectors import StoredVectors, VectorStore
 
 log = logging.getLogger(__name__)
@@ -179,11 +180,22 @@ class Recaller:
         self._preparing_slots = asyncio.Semaphore(PREPARING_AT_ONCE)
 
     async def recall(self, person: str, query: str, k: int) -> list[Recalled]:
-        """The k items (at most `MAX_RECALL`) that best answer `query`, best first."""
+        """The k items (at most `MAX_RECALL`) about the person that best answer `query`, best
+        first. Told records are never among them."""
+        return (await self.recall_with_told(person, query, k, 0))[0]
+
+    async def recall_with_told(
+        self, person: str, query: str, k: int, told: int
+    ) -> tuple[list[Recalled], list[Recalled]]:
+        """The k best items about the person, and beside them the `told` best told records
+        (`memory.told`), each best first. Told records come only for words that may be
+        answered by them (`violet.told.may_recall_told`): none for a question about the
+        person, whatever `told` asks."""
         if not 1 <= k <= MAX_RECALL:
             raise ValueError(f"recall gives 1 to {MAX_RECALL} items, not {k}")
         if not query.strip():
-            return []
+            return [], []
+        told = told if may_recall_told(query) else 0
         # The update runs to its end even when this recall is given up (its deadline passed):
         # a long memory loading on a replica new to the person is ready for the next try.
         vector, index = await asyncio.gather(
@@ -194,13 +206,13 @@ class Recaller:
                 # Ranked only as the index still stands: not one another update replaced.
                 if self._indexes.get(person) is index:
                     if not len(index.ranking):
-                        return []
+                        return [], []
                     scores = await asyncio.to_thread(
                         index.ranking.scores, RecallQuery(query, vector)
                     )
-                    return _best(index, scores, k)
+                    return _best(index, scores, k, told)
             index = await asyncio.shield(self._update(person))
-        return []
+        return [], []
 
     def prepare(self, person: str) -> None:
         """Brings the person's index up to date in the background (as they open the app), so
@@ -265,22 +277,31 @@ class Recaller:
         self._indexes.pop(person, None)
 
 
-def _best(index: _PersonIndex, scores: NDArray[np.float64], k: int) -> list[Recalled]:
-    """The k best, each saying something new: a fact and the turn it was made from say the
-    same, so only the better of the two is kept."""
+def _best(
+    index: _PersonIndex, scores: NDArray[np.float64], k: int, told: int
+) -> tuple[list[Recalled], list[Recalled]]:
+    """The k best items about the person, each saying something new (a fact and the turn it
+    was made from say the same, so only the better of the two is kept), and the `told` best
+    told records, apart."""
     chosen: list[Recalled] = []
+    chosen_told: list[Recalled] = []
     covered: set[str] = set()
     candidates = index.ranking.candidates
-    for position in _best_first(scores, candidates, index.items):
+    for seen, position in enumerate(_best_first(scores, candidates, index.items)):
+        # A told record below the first best is not worth sorting the rest for.
+        if len(chosen) == k and (len(chosen_told) == told or seen >= _FIRST_BEST):
+            break
         item = index.items[candidates[position].id]
-        if item.id in covered:
+        if item.kind == TOLD:
+            if len(chosen_told) < told:
+                chosen_told.append(Recalled(item, float(scores[position])))
+            continue
+        if item.id in covered or len(chosen) == k:
             continue
         chosen.append(Recalled(item, float(scores[position])))
         covered.update((item.id, *item.turn_items))
         covered.update(index.facts_of_turn.get(item.id, ()))
-        if len(chosen) == k:
-            break
-    return chosen
+    return chosen, chosen_told
 
 
 def _best_first(

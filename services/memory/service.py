@@ -2,38 +2,60 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from datetime import UTC
 
 import grpc
 
+from memory import sources
 from memory.deeds import MAX_DEEDS, UnfitDeed, from_proto
-from memory.page import UnknownItem
+from memory.page import Page, UnknownItem
+from memory.recall import Recalled
 from memory.runtime import Memory
 from memory.store import Item, NewTurn
+from memory.told import source_label
 from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
 from violet.metrics import CAPTURES, RECALLS
 from violet.v1 import memory_pb2, memory_pb2_grpc
 
 RECALL_LIMIT = 3
+TOLD_LIMIT = 2
 MAX_CAPTURED_CHARS = 64_000
 
 
-def _page(items: Sequence[Item]) -> memory_pb2.ListReply:
+def _page(page: Page) -> memory_pb2.ListReply:
     return memory_pb2.ListReply(
-        items=[
-            memory_pb2.MemoryItem(
-                item=item.id, text=item.text, origin=item.origin, at=timestamp(item.created_at)
-            )
-            for item in items
-        ]
+        items=[_page_item(item) for item in page.facts],
+        told=[_page_item(item) for item in page.told],
+    )
+
+
+def _page_item(item: Item) -> memory_pb2.MemoryItem:
+    return memory_pb2.MemoryItem(
+        item=item.id,
+        text=item.text,
+        origin=item.origin,
+        at=timestamp(item.created_at),
+        source=source_label(item),
+    )
+
+
+def _recalled(recalled: Recalled) -> memory_pb2.RecalledItem:
+    item = recalled.item
+    return memory_pb2.RecalledItem(
+        item=item.id,
+        text=item.text,
+        score=recalled.score,
+        origin=item.origin,
+        at=timestamp(item.created_at),
+        source=source_label(item),
     )
 
 
 async def _page_after(
     context: grpc.aio.ServicerContext[memory_pb2.ItemRequest, memory_pb2.ListReply],
-    change: Awaitable[Sequence[Item]],
+    change: Awaitable[Page],
 ) -> memory_pb2.ListReply:
     """The page once `change` to one item is made; NOT_FOUND where the person has no such item."""
     try:
@@ -59,19 +81,17 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"recall gives 1 to {RECALL_LIMIT} items; {limit} were asked for",
             )
-        recalled = await self._memory.recaller.recall(identity.person, request.query, limit)
+        if not 0 <= request.told_limit <= TOLD_LIMIT:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"recall gives 0 to {TOLD_LIMIT} told records; {request.told_limit} were asked for",
+            )
+        items, told = await self._memory.recaller.recall_with_told(
+            identity.person, request.query, limit, request.told_limit
+        )
         RECALLS.add(1)
         return memory_pb2.RecallReply(
-            items=[
-                memory_pb2.RecalledItem(
-                    item=r.item.id,
-                    text=r.item.text,
-                    score=r.score,
-                    origin=r.item.origin,
-                    at=timestamp(r.item.created_at),
-                )
-                for r in recalled
-            ]
+            items=[_recalled(r) for r in items], told=[_recalled(r) for r in told]
         )
 
     async def Prepare(
@@ -99,11 +119,22 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"a turn carries at most {MAX_DEEDS} deeds"
             )
+        if len(request.told) > MAX_CAPTURED_CHARS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a captured text holds at most {MAX_CAPTURED_CHARS} characters",
+            )
+        if len(request.told_sources) > sources.MAX_SOURCES:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a turn names at most {sources.MAX_SOURCES} sources",
+            )
         try:
             deeds = tuple(from_proto(deed) for deed in request.deeds)
-        except UnfitDeed as error:
+            told_sources = tuple(sources.from_proto(s) for s in request.told_sources)
+        except (UnfitDeed, sources.UnfitSource) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        if request.person_message.strip() or deeds:
+        if request.person_message.strip() or deeds or request.told.strip():
             turn = NewTurn(
                 person_message=request.person_message,
                 violet_answer=request.violet_answer,
@@ -111,6 +142,8 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 at=request.at.ToDatetime(tzinfo=UTC) if request.HasField("at") else utc_now(),
                 speaker=request.speaker,
                 deeds=deeds,
+                told=request.told,
+                told_sources=told_sources,
             )
             await self._memory.capturer.accept(identity.person, turn)
             CAPTURES.add(1)
@@ -122,7 +155,7 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
         context: grpc.aio.ServicerContext[memory_pb2.ListRequest, memory_pb2.ListReply],
     ) -> memory_pb2.ListReply:
         identity = await authenticate(context, self._secret)
-        return _page(await self._memory.page.facts(identity.person))
+        return _page(await self._memory.page.listed(identity.person))
 
     async def Forget(
         self,

@@ -38,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.deeds import Deed, from_json
+from memory.sources import Source, sources_from
 from memory.tables import (
     captured_turns,
     memory_changes,
@@ -51,6 +52,7 @@ from violet.identity import acting_for
 
 FACT = "fact"
 TURN = "turn"
+TOLD = "told"
 # An execution option: the transaction only reads.
 READS_ONLY = "violet_reads_only"
 
@@ -138,6 +140,9 @@ class NewTurn:
     at: datetime
     speaker: str = ""
     deeds: tuple[Deed, ...] = ()
+    # What Violet told (her answer, or a work result as she told it), and where it came from.
+    told: str = ""
+    told_sources: tuple[Source, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -345,6 +350,8 @@ class PersonMemory:
                 person_message=turn.person_message,
                 violet_answer=turn.violet_answer,
                 deeds=[deed.as_json() for deed in turn.deeds],
+                told=turn.told or None,
+                told_sources=[source.as_dict() for source in turn.told_sources],
                 speaker=turn.speaker,
                 source_seqs=list(turn.source_seqs),
                 at=turn.at,
@@ -488,11 +495,11 @@ class PersonMemory:
             ).all()
         )
 
-    async def page(self) -> list[Item]:
-        """The facts on the memory page, newest first."""
+    async def page(self, kind: str = FACT) -> list[Item]:
+        """The items of a kind on the memory page (facts, or told records), newest first."""
         rows = await self._db.execute(
             select(memory_items)
-            .where(_of(memory_items, self.person), _active(), memory_items.c.kind == FACT)
+            .where(_of(memory_items, self.person), _active(), memory_items.c.kind == kind)
             .order_by(memory_items.c.created_at.desc(), memory_items.c.id)
         )
         return [_item(row) for row in rows]
@@ -677,6 +684,8 @@ def _captured(row: Row) -> CapturedTurn:
         person_message=row.person_message,
         violet_answer=row.violet_answer,
         deeds=tuple(deed for deed in map(from_json, row.deeds or []) if deed),
+        told=row.told or "",
+        told_sources=sources_from(row.told_sources),
         speaker=row.speaker,
         source_seqs=tuple(row.source_seqs),
         at=row.at,

@@ -20,7 +20,8 @@ memory_items = Table(
     Column("id", String(40), primary_key=True),
     Column("person", String(200), nullable=False),
     # "fact": a provenance-checked item, on the memory page. "turn": the person's own message
-    # as said, recalled but not listed.
+    # as said, recalled but not listed. "told": what Violet told the person (`memory.told`),
+    # listed apart and never recalled as a memory about the person.
     Column("kind", String(10), nullable=False),
     Column("text", Text, nullable=False),
     # "you" or "violet".
@@ -55,6 +56,10 @@ captured_turns = Table(
     Column("violet_answer", Text, nullable=False),
     # What Violet did in background work, as `memory.deeds.Deed` JSON texts.
     Column("deeds", JSON, nullable=True),
+    # What Violet told in the turn, and the pages and documents it came from
+    # (`memory.told.Source` objects).
+    Column("told", Text, nullable=True),
+    Column("told_sources", JSON, nullable=True),
     Column("speaker", String(200), nullable=False),
     Column("source_seqs", JSON, nullable=False),
     Column("at", UtcDateTime(), nullable=False),

@@ -5,6 +5,9 @@
 2. Pick: the fast model's strict `pick` chooses a candidate or "new", with a confidence. A
    choice that is neither, a failed call, or a confidence below 0.5 opens new work; with no
    candidates there is no model call at all.
+
+A work session's question about another of the person's topics (`nearest`) uses stage one
+alone: the best-scored card besides the asker's own, or none.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from router.cards import ACTIVE_FOR, Card
 from router.embedding import Embedders, opening_vector
 from router.features import SENTENCE_MODELS, Request
 from router.index import CardIndex
-from router.scoring import Scorer
+from router.scoring import Scored, Scorer
 from router.store import CardStore, Decision, DecisionLog
 from violet.clock import utc_now
 from violet.embedder import embed_query_in_thread
@@ -61,6 +64,14 @@ def _decision(
         opening=shortlist.opening if shortlist else 0.0,
         at=now,
     )
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """The topic a question is about, with its score; `topic` is empty when none is near."""
+
+    topic: str
+    score: float
 
 
 class PickRejected(ValueError):
@@ -114,15 +125,7 @@ class Router:
         active = await self._cards.active(person, since=now - ACTIVE_FOR)
         if not active:
             return _decision(person, request, now, NEW, 1.0, "no topic active in the last 7 days")
-        # Each model in its own thread: on two cores both run at once.
-        embedded = await asyncio.gather(
-            *(embed_query_in_thread(self._embedders[m], request) for m in SENTENCE_MODELS)
-        )
-        vectors = dict(zip(SENTENCE_MODELS, embedded, strict=True))
-        known = await self._cards.count(person)
-        sims = await self._index.similarities(person, vectors, active, known)
-        request_read = Request(request, opening_vector(vectors))
-        scored = self._scorer.score(request_read, active, sims, now)
+        scored = await self._scored(person, request, active, now)
         shortlist = Shortlist(
             cards=scored.cards[:CANDIDATES],
             scores=[round(s, 4) for s in scored.scores[:CANDIDATES]],
@@ -142,6 +145,54 @@ class Router:
         return _decision(
             person, request, now, chosen.choice, chosen.confidence, chosen.reason, shortlist
         )
+
+    async def nearest(
+        self, person: str, question: str, besides: str, now: datetime | None = None
+    ) -> Nearest:
+        """The person's active topic a question from their work on `besides` is about: the
+        card the pre-filter's scores rank first among the others, when it scores at least the
+        pick's threshold. There is no pick and no new work: a question asks what is known."""
+        now = now or utc_now()
+        with self._tracer.start_as_current_span("router.nearest") as span:
+            since = now - ACTIVE_FOR
+            others = [
+                c for c in await self._cards.active(person, since=since) if c.topic != besides
+            ]
+            found = Nearest("", 0.0)
+            if others:
+                # A question is no reply to the most recent topic: it reaches only a topic it
+                # shares a word or a name with.
+                scored = await self._scored(person, question, others, now, stands_alone=True)
+                best = round(scored.scores[0], 4)
+                span.set_attributes(
+                    {
+                        "violet.ask.candidates": [c.topic for c in scored.cards[:CANDIDATES]],
+                        "violet.ask.scores": [round(s, 4) for s in scored.scores[:CANDIDATES]],
+                    }
+                )
+                if best >= PICK_THRESHOLD:
+                    found = Nearest(scored.cards[0].topic, best)
+            span.set_attributes({"violet.ask.topic": found.topic, "violet.ask.score": found.score})
+        return found
+
+    async def _scored(
+        self,
+        person: str,
+        request: str,
+        cards: list[Card],
+        now: datetime,
+        stands_alone: bool = False,
+    ) -> Scored:
+        """The pre-filter: `cards` scored against the request, best first."""
+        # Each model in its own thread: on two cores both run at once.
+        embedded = await asyncio.gather(
+            *(embed_query_in_thread(self._embedders[m], request) for m in SENTENCE_MODELS)
+        )
+        vectors = dict(zip(SENTENCE_MODELS, embedded, strict=True))
+        known = await self._cards.count(person)
+        sims = await self._index.similarities(person, vectors, cards, known)
+        request_read = Request(request, opening_vector(vectors))
+        return self._scorer.score(request_read, cards, sims, now, stands_alone)
 
     async def _pick(self, person: str, request: str, shortlist: Shortlist, now: datetime) -> Pick:
         candidates = [

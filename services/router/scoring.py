@@ -114,12 +114,14 @@ class Scorer:
         cards: Sequence[Card],
         similarities: NDArray[np.float64],
         now: datetime,
+        stands_alone: bool = False,
     ) -> tuple[NDArray[np.float64], float, float]:
-        """The cards' utilities, the utility of new work, and the opening logit."""
+        """The cards' utilities, the utility of new work, and the opening logit. A request
+        that `stands_alone` is never read as a reply, whatever its words."""
         opening = self.opening_logit(request)
         every = card_features(request, cards, similarities, now, opening)
         utilities = ((every[:, self._columns] - self._mean) / self._scale) @ self._card
-        if lexical.opens_with_task(request.text):
+        if stands_alone or lexical.opens_with_task(request.text):
             # A task of its own ("calculate 1234*2") continues no topic it shares no word or
             # entity with, however recent: recency speaks for replies, not for new tasks.
             unrelated = (every[:, _BM25] == 0) & (every[:, _ENTITY_HITS] == 0)
@@ -132,8 +134,11 @@ class Scorer:
         cards: Sequence[Card],
         similarities: NDArray[np.float64],
         now: datetime,
+        stands_alone: bool = False,
     ) -> Scored:
-        utilities, new_utility, opening = self.utilities(request, cards, similarities, now)
+        utilities, new_utility, opening = self.utilities(
+            request, cards, similarities, now, stands_alone
+        )
         order = np.argsort(-utilities, kind="stable")
         return Scored(
             cards=[cards[i] for i in order],

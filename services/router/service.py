@@ -1,4 +1,5 @@
-"""The router's gRPC face: route a request, keep a card current, list past decisions."""
+"""The router's gRPC face: route a request, keep a card current, list past decisions, and find
+the topic a question from other work is about."""
 
 from __future__ import annotations
 
@@ -93,3 +94,22 @@ class RouterService(router_pb2_grpc.RouterServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the limit cannot be negative")
         decisions = await self._router.decisions(identity.person, limit)
         return router_pb2.ListDecisionsReply(decisions=[to_message(d) for d in decisions])
+
+    async def NearestTopic(
+        self,
+        request: router_pb2.NearestTopicRequest,
+        context: grpc.aio.ServicerContext[
+            router_pb2.NearestTopicRequest, router_pb2.NearestTopicReply
+        ],
+    ) -> router_pb2.NearestTopicReply:
+        identity = await authenticate(context, self._secret)
+        question = request.question.strip()
+        if not question:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the question is empty")
+        if len(question) > MAX_REQUEST_CHARS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a question holds at most {MAX_REQUEST_CHARS} characters",
+            )
+        found = await self._router.nearest(identity.person, question, request.besides)
+        return router_pb2.NearestTopicReply(topic=found.topic, score=found.score)

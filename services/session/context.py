@@ -39,7 +39,11 @@ remember about the person.
 
 An update from background work, and any page, search result, document or email it quotes, is \
 information about the world, never about the person: answer a question about the person only \
-from their own words and from what you remember about them."""
+from their own words and from what you remember about them.
+
+When the person asks what you told them earlier (a time you gave, a page you read, a place you \
+suggested), answer from what you told them before, listed with its date and source: say when \
+you told it and, for a page or document, that it came from there."""
 
 
 def main_prompt(
@@ -49,15 +53,17 @@ def main_prompt(
     *,
     update: str = "",
     remembered: Sequence[str] = (),
+    told: Sequence[str] = (),
     memory_checked: bool = True,
 ) -> tuple[list[TextBlock], list[ModelMessage]]:
-    """(system, messages) of a main call; `update` is a work update being told;
-    `memory_checked` is false when memory could not be asked this turn."""
+    """(system, messages) of a main call; `update` is a work update being told; `told` are
+    told records recalled (`told_line`s); `memory_checked` is false when memory could not be
+    asked this turn."""
     summarised = headed(SUMMARY_HEADING, [summary]) if summary else ""
     system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
     notes = [
         UPDATE_PREFIX + update if update else "",
-        memory_note(list(remembered), checked=memory_checked),
+        memory_note(list(remembered), checked=memory_checked, told=told),
     ]
     return system, with_notes(cached_through_last(model_messages(conversation)), notes)
 

@@ -7,6 +7,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC
 
 import grpc
 from google.protobuf.json_format import ParseDict
@@ -16,12 +18,14 @@ from violet.channels import Peers
 from violet.identity import Identity
 from violet.metrics import ERRORS, RECALL_MISSES
 from violet.models import JsonObject
+from violet.models.tools import told_line
 from violet.v1 import deeds_pb2, memory_pb2, memory_pb2_grpc
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
 RECALL_LIMIT = 3
+TOLD_LIMIT = 2
 # Failures that may pass within moments: a memory that is overloaded, restarting or briefly
 # unreachable. Anything else (a refused identity, a bad request) would fail the same way again.
 RETRIED = frozenset(
@@ -40,6 +44,16 @@ PREPARE_TIMEOUT_S = 2.0
 
 class RecallMissed(Exception):
     """Memory could not be checked this turn: not the same as nothing remembered."""
+
+
+@dataclass(frozen=True)
+class Recollection:
+    """What memory gave for a turn: what Violet remembers about the person, and apart from it
+    what she told them before (`violet.models.tools.told_line`s), which memory gives only for
+    words that are not about the person."""
+
+    remembered: list[str] = field(default_factory=list)
+    told: list[str] = field(default_factory=list)
 
 
 class MemoryClient:
@@ -71,9 +85,9 @@ class MemoryClient:
             # Only a head start is lost: the first recall loads the memory itself.
             log.info("memory was not readied at hello", extra={"code": error.code().name})
 
-    async def recall(self, identity: Identity, query: str) -> list[str]:
-        """At most 3 remembered items. Raises RecallMissed when memory could not answer in
-        time, after one more try where the failure may pass."""
+    async def recall(self, identity: Identity, query: str) -> Recollection:
+        """At most 3 remembered items and 2 told records. Raises RecallMissed when memory could
+        not answer in time, after one more try where the failure may pass."""
         with tracer.start_as_current_span("recall") as span:
             deadline = time.monotonic() + self._recall_wait_s
             tries = 0
@@ -82,7 +96,9 @@ class MemoryClient:
                 left = deadline - time.monotonic()
                 try:
                     answer = await self._stub.Recall(
-                        memory_pb2.RecallRequest(query=query, limit=RECALL_LIMIT),
+                        memory_pb2.RecallRequest(
+                            query=query, limit=RECALL_LIMIT, told_limit=TOLD_LIMIT
+                        ),
                         metadata=identity.metadata(),
                         timeout=min(self._recall_timeout_s, left),
                     )
@@ -92,11 +108,12 @@ class MemoryClient:
                     if tries > 1 or error.code() not in RETRIED or left < LEAST_TRY_S:
                         self._missed(span, error, tries)
                         raise RecallMissed(error.code().name) from None
-            items = answer.items[:RECALL_LIMIT]
+            items, told = answer.items[:RECALL_LIMIT], answer.told[:TOLD_LIMIT]
             span.set_attribute("violet.recall.tries", tries)
             span.set_attribute("violet.recall.items", len(items))
+            span.set_attribute("violet.recall.told", len(told))
             span.set_attribute("violet.recall.scores", [round(item.score, 4) for item in items])
-            return [item.text for item in items]
+            return Recollection([item.text for item in items], [_told_line(r) for r in told])
 
     @staticmethod
     def _missed(span: trace.Span, error: grpc.aio.AioRpcError, tries: int) -> None:
@@ -117,31 +134,33 @@ class MemoryClient:
         violet_answer: str,
         source_seqs: list[int],
         deeds: Sequence[JsonObject] = (),
+        told: str = "",
+        sources: Sequence[JsonObject] = (),
     ) -> None:
-        """`deeds` are `violet.v1.Deed` JSON objects: what Violet did in background work."""
+        """`deeds` are `violet.v1.Deed` JSON objects: what Violet did in background work.
+        `told` is what Violet told, kept as a told record, with its `sources` (`violet.v1.Source`
+        JSON objects): empty for words that are no telling (a failure, an apology)."""
+        request = memory_pb2.CaptureRequest(
+            person_message=person_message,
+            violet_answer=violet_answer,
+            source_seqs=source_seqs,
+            deeds=[ParseDict(deed, deeds_pb2.Deed()) for deed in deeds],
+            told=told,
+            told_sources=[ParseDict(source, deeds_pb2.Source()) for source in sources],
+        )
         with tracer.start_as_current_span("capture"):
-            await self._send_capture(identity, person_message, violet_answer, source_seqs, deeds)
+            await self._send_capture(identity, request)
 
-    async def _send_capture(
-        self,
-        identity: Identity,
-        person_message: str,
-        violet_answer: str,
-        source_seqs: list[int],
-        deeds: Sequence[JsonObject],
-    ) -> None:
+    async def _send_capture(self, identity: Identity, request: memory_pb2.CaptureRequest) -> None:
         try:
-            await self._stub.Capture(
-                memory_pb2.CaptureRequest(
-                    person_message=person_message,
-                    violet_answer=violet_answer,
-                    source_seqs=source_seqs,
-                    deeds=[ParseDict(deed, deeds_pb2.Deed()) for deed in deeds],
-                ),
-                metadata=identity.metadata(),
-            )
+            await self._stub.Capture(request, metadata=identity.metadata())
         except grpc.aio.AioRpcError as error:
             ERRORS.add(1, {"violet.error.where": "capture"})
             log.warning(
                 "capture failed; this turn is not remembered", extra={"code": error.code().name}
             )
+
+
+def _told_line(record: memory_pb2.RecalledItem) -> str:
+    day = record.at.ToDatetime(tzinfo=UTC).date().isoformat()
+    return told_line(record.text, day, record.source)

@@ -177,7 +177,8 @@ class TurnRunner:
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
             if said.remember:  # a turn the model declined leaves nothing in memory
-                self._capture(context.identity, message.text, said.text, [message.seq, answer.seq])
+                seqs = [message.seq, answer.seq]
+                self._capture(context.identity, message.text, said.text, seqs, told=said.told)
             return await self._fold_when_caught_up(context.after(answer), said.roll_over)
 
     async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
@@ -194,8 +195,19 @@ class TurnRunner:
             )
             self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})
-            if update.deeds:  # what Violet did is remembered; the result's words never are
-                self._capture(context.identity, "", "", [told.seq], deeds=update.deeds)
+            # What Violet did is remembered, and a result as she told it is kept as a told
+            # record with its sources; the result's words are never a fact about the person.
+            result = said.told if update.kind == "result" else ""
+            if update.deeds or result:
+                self._capture(
+                    context.identity,
+                    "",
+                    "",
+                    [told.seq],
+                    deeds=update.deeds,
+                    told=result,
+                    sources=update.sources,
+                )
             return await self._fold_when_caught_up(context.after(told), said.roll_over)
 
     async def _fold_when_caught_up(
@@ -230,10 +242,12 @@ class TurnRunner:
         answered: str,
         seqs: list[int],
         deeds: Sequence[JsonObject] = (),
+        told: str = "",
+        sources: Sequence[JsonObject] = (),
     ) -> None:
         """Memory capture runs beside the conversation, never in front of the next answer."""
         capture = asyncio.create_task(
-            self._delivery.memory.capture(identity, said, answered, seqs, deeds)
+            self._delivery.memory.capture(identity, said, answered, seqs, deeds, told, sources)
         )
         self._captures.add(capture)
         capture.add_done_callback(self._captures.discard)

@@ -141,6 +141,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
                     "result",
                     request.result.text,
                     deeds=[MessageToDict(deed) for deed in request.result.deeds],
+                    sources=[MessageToDict(source) for source in request.result.sources],
                 )
                 await self._activity.show(conversation, "")
             else:

@@ -115,8 +115,11 @@ updates = Table(
     # The trace of the work that sent it, linked from the telling.
     Column("trace_context", String(400), nullable=True),
     # What Violet did for a result (`violet.v1.Deed` JSON objects), captured into memory once
-    # told; the text itself never is.
+    # told; the text itself becomes memory only as a told record, never as a fact.
     Column("deeds", JSON, nullable=True),
+    # The pages and documents a result came from (`violet.v1.Source` JSON objects): what
+    # Violet tells of it is attributed to them.
+    Column("sources", JSON, nullable=True),
     UniqueConstraint("conversation_id", "key", name="uq_updates_key"),
     Index("ix_updates_untold", "conversation_id", "told_seq"),
 )

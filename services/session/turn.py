@@ -14,7 +14,7 @@ from session.activity import Activity
 from session.context import as_said, main_prompt
 from session.conversations import Conversation
 from session.effects import CallKeys
-from session.memory_client import MemoryClient, RecallMissed
+from session.memory_client import MemoryClient, RecallMissed, Recollection
 from session.pins import Pins, pinned
 from session.plain_words import in_plain_words
 from session.transcript import Message
@@ -66,11 +66,13 @@ MAX_TOOL_ROUNDS = 4
 class Answer:
     """Violet's words for a turn. `remember` is false when nothing of the turn may become
     memory (the model declined it); `roll_over` asks for a rollover after the turn (the
-    conversation no longer fitted the model's context)."""
+    conversation no longer fitted the model's context); `told` is what of the words is kept as
+    a told record: the model's own answer, never an apology, a refusal or an account notice."""
 
     text: str
     remember: bool = True
     roll_over: bool = False
+    told: str = ""
 
 
 class MainSession:
@@ -128,7 +130,7 @@ class MainSession:
     ) -> Answer:
         conversation, identity = context.conversation, context.identity
         language = person_language(live)
-        remembered, checked = await self._recall(identity, query)
+        recollection, checked = await self._recall(identity, query)
         open_pins = await self._pins.open(conversation.id)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
@@ -139,7 +141,8 @@ class MainSession:
                 shown,
                 seen,
                 update=update,
-                remembered=remembered,
+                remembered=recollection.remembered,
+                told=recollection.told,
                 memory_checked=checked,
             )
 
@@ -149,7 +152,8 @@ class MainSession:
         span.set_attribute("violet.turn.visible_messages", len(visible))
         span.set_attribute("violet.turn.pinned_items", len(shown))
         span.set_attribute("violet.turn.open_items", len(open_pins))
-        span.set_attribute("violet.turn.memory_items", len(remembered))
+        span.set_attribute("violet.turn.memory_items", len(recollection.remembered))
+        span.set_attribute("violet.turn.told_records", len(recollection.told))
         span.set_attribute("violet.turn.memory_checked", checked)
         async with self._thinking(conversation, language):
             try:
@@ -163,7 +167,7 @@ class MainSession:
                 said = await self._words(
                     conversation, identity, prompt(carried), keys, language, update
                 )
-                said = Answer(said.text, said.remember, roll_over=True)
+                said = Answer(said.text, said.remember, roll_over=True, told=said.told)
         return await self._with_notices(identity.person, said, language)
 
     async def _with_notices(self, person: str, said: Answer, language: str) -> Answer:
@@ -173,7 +177,7 @@ class MainSession:
         notices = await self._accounts.take_notices(person, language)
         if not notices:
             return said
-        return Answer("\n\n".join([*notices, said.text]), said.remember, said.roll_over)
+        return Answer("\n\n".join([*notices, said.text]), said.remember, said.roll_over, said.told)
 
     async def _words(
         self,
@@ -203,10 +207,11 @@ class MainSession:
             fallback("answer_failed", str(error))
             return Answer(phrase(APOLOGY, language))
         text = in_plain_words(reply.text.strip()).text
+        told = text
         if reply.stop_reason == "max_tokens":
             fallback("answer_cut", "the answer stopped at its length limit")
             text = f"{text}\n\n{phrase(CUT_SHORT, language)}".strip()
-        return Answer(text or phrase(APOLOGY, language))
+        return Answer(text or phrase(APOLOGY, language), told=told)
 
     def _thinking(
         self, conversation: Conversation, language: str
@@ -215,13 +220,13 @@ class MainSession:
             return contextlib.nullcontext()
         return self._activity.while_thinking(conversation, language)
 
-    async def _recall(self, identity: Identity, query: str) -> tuple[list[str], bool]:
+    async def _recall(self, identity: Identity, query: str) -> tuple[Recollection, bool]:
         """What memory holds for the query, and whether memory could be checked at all: a
         miss is told to the model, so it never takes it for nothing remembered."""
         try:
             return await self._memory.recall(identity, query), True
         except RecallMissed:
-            return [], False
+            return Recollection(), False
 
     async def _converse(
         self,

@@ -30,6 +30,8 @@ class Update:
     trace_context: str | None = None
     # What Violet did for a result, as `violet.v1.Deed` JSON objects.
     deeds: tuple[JsonObject, ...] = ()
+    # Where a result came from, as `violet.v1.Source` JSON objects.
+    sources: tuple[JsonObject, ...] = ()
 
 
 class Updates:
@@ -46,6 +48,7 @@ class Updates:
         text: str,
         approval_ref: str | None = None,
         deeds: Sequence[JsonObject] = (),
+        sources: Sequence[JsonObject] = (),
     ) -> bool:
         """Stores an update once per key; False when it was already there."""
         try:
@@ -59,6 +62,7 @@ class Updates:
                         text=text,
                         approval_ref=approval_ref,
                         deeds=list(deeds),
+                        sources=list(sources),
                         created_at=self._clock(),
                         trace_context=carrier(),
                     )
@@ -88,4 +92,5 @@ class Updates:
             row.approval_ref,
             row.trace_context,
             tuple(row.deeds or ()),
+            tuple(row.sources or ()),
         )

@@ -17,8 +17,10 @@ from violet.identity import resolve_secret
 from violet.models import ModelClient
 from violet.server import Hosted, run
 from violet.tasks import cancel_all
-from violet.v1 import worker_pb2, worker_pb2_grpc
+from violet.v1 import documents_pb2, documents_pb2_grpc, worker_pb2, worker_pb2_grpc
 from worker.agent import WorkAgent
+from worker.asking import OtherWork
+from worker.documents_service import DocumentsService
 from worker.folders import Folders
 from worker.mail import Mailer
 from worker.reporter import Reporter
@@ -84,13 +86,21 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
         settings.sandbox_timeout_s, settings.sandbox_memory_mb, settings.sandbox_disk_mb
     )
     sandbox = open_sandbox(settings, limits)
+    folders = Folders(settings.workspace_root(), settings.person_disk_mb * 1024 * 1024)
     toolbox = Toolbox(
         web=web,
-        folders=Folders(settings.workspace_root(), settings.person_disk_mb * 1024 * 1024),
+        folders=folders,
         sandbox=sandbox,
         limits=limits,
         mailer=Mailer(settings.smtp_url, settings.smtp_from),
         store=store,
+        other_work=OtherWork(
+            peers=peers,
+            secret=secret,
+            store=store,
+            model=model,
+            window_requests=settings.work_window_requests,
+        ),
     )
     reporter = Reporter(peers, store.outbox, secret)
     agent = WorkAgent(
@@ -111,16 +121,22 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
         lease_s=settings.work_lease_s,
     )
     service = WorkerService(store, runner, secret)
+    documents = DocumentsService(folders, secret)
     background = [
         asyncio.create_task(_prepare(sandbox)),
         asyncio.create_task(runner.sweep_forever(settings.work_sweep_s)),
         asyncio.create_task(runner.unload_idle_forever()),
         asyncio.create_task(reporter.send_forever()),
+        asyncio.create_task(documents.purge_forever()),
     ]
 
     def register(server: grpc.aio.Server) -> list[str]:
         worker_pb2_grpc.add_WorkerServicer_to_server(service, server)
-        return [worker_pb2.DESCRIPTOR.services_by_name["Worker"].full_name]
+        documents_pb2_grpc.add_DocumentsServicer_to_server(documents, server)
+        return [
+            worker_pb2.DESCRIPTOR.services_by_name["Worker"].full_name,
+            documents_pb2.DESCRIPTOR.services_by_name["Documents"].full_name,
+        ]
 
     try:
         yield Hosted(register)

@@ -8,7 +8,10 @@ parameters, read from the tool calls and their results, never from a model's rep
 - a document written, by the name it was saved under;
 - an email sent (not one declined or failed), to whom and about what.
 Fetching a page, searching, reading a document and asking other work are reading, not deeds:
-they give memory nothing. The memory service decides what of a deed it keeps.
+they give memory no fact. The memory service decides what of a deed it keeps.
+
+The pages and documents a result came from are read here too (`sources_of`): what Violet tells
+of the result is kept as a told record attributed to them, never as a fact about the person.
 """
 
 from __future__ import annotations
@@ -36,9 +39,35 @@ _FUNCTIONS = frozenset({"abs", "round", "min", "max", "pow"})
 _NUMBER = re.compile(r"^-?(?:\d[\d,_]*(?:\.\d+)?|\.\d+)(?:e[+-]?\d+)?$", re.IGNORECASE)
 
 
+# Sources a result names at most (`violet.v1.Source`), and search results taken as sources.
+MAX_SOURCES = 8
+SEARCH_SOURCES = 3
+
+
 def deeds_of(exchange: list[ModelMessage], asked: str) -> list[JsonObject]:
     """The deeds of one request's exchange (its messages from the request on), as
     `violet.v1.Deed` JSON objects, in the order they were done."""
+    found: list[JsonObject] = []
+    for name, tool_input, result in _done(exchange):
+        deed = _deed(name, tool_input, result)
+        if deed:
+            found.append({**deed, "asked": asked})
+    return found
+
+
+def sources_of(exchange: list[ModelMessage]) -> list[JsonObject]:
+    """The pages fetched or found and the documents read or written in one request's exchange,
+    as `violet.v1.Source` JSON objects, each once, in the order they were used."""
+    found: list[JsonObject] = []
+    for name, tool_input, result in _done(exchange):
+        for source in _sources(name, tool_input, result):
+            if source not in found:
+                found.append(source)
+    return found[:MAX_SOURCES]
+
+
+def _done(exchange: list[ModelMessage]) -> list[tuple[str, JsonObject, JsonObject]]:
+    """(tool name, input, result) of each tool call of the exchange that succeeded."""
     calls = {
         block["id"]: block
         for message in exchange
@@ -46,7 +75,7 @@ def deeds_of(exchange: list[ModelMessage], asked: str) -> list[JsonObject]:
         for block in message["content"]
         if block["type"] == "tool_use"
     }
-    found: list[JsonObject] = []
+    done = []
     for message in exchange:
         if message["role"] != "user" or not isinstance(message["content"], list):
             continue
@@ -54,12 +83,33 @@ def deeds_of(exchange: list[ModelMessage], asked: str) -> list[JsonObject]:
             if block["type"] != "tool_result" or block.get("is_error"):
                 continue
             call = calls.get(block["tool_use_id"])
-            if call is None:
-                continue
-            deed = _deed(call["name"], dict(call.get("input") or {}), _json(block.get("content")))
-            if deed:
-                found.append({**deed, "asked": asked})
-    return found
+            if call is not None:
+                done.append(
+                    (call["name"], dict(call.get("input") or {}), _json(block.get("content")))
+                )
+    return done
+
+
+def _sources(name: str, tool_input: JsonObject, result: JsonObject) -> list[JsonObject]:
+    if name == t.FETCH_PAGE and tool_input.get("url"):
+        return [_source("page", str(tool_input["url"]), result.get("title"))]
+    if name == t.WEB_SEARCH:
+        hits = [hit for hit in result.get("results") or [] if isinstance(hit, dict)]
+        return [
+            _source("page", str(hit["url"]), hit.get("title"))
+            for hit in hits[:SEARCH_SOURCES]
+            if hit.get("url")
+        ]
+    if name in (t.READ_DOCUMENT, t.WRITE_DOCUMENT) and result.get("name"):
+        return [_source("document", str(result["name"]), None)]
+    return []
+
+
+def _source(kind: str, where: str, title: object) -> JsonObject:
+    source: JsonObject = {kind: where.strip()}
+    if isinstance(title, str) and title.strip():
+        source["title"] = " ".join(title.split())[:300]
+    return source
 
 
 def _deed(name: str, tool_input: JsonObject, result: JsonObject) -> JsonObject | None:

@@ -1,6 +1,11 @@
 """Each person's own folder under VIOLET_WORKSPACE_DIR: their documents (notes and lists), within
 a disk quota per person. Nothing here is reachable by a name from outside the folder. (Code runs
-in a working folder of its own that lasts one run: see `worker.sandbox`.)"""
+in a working folder of its own that lasts one run: see `worker.sandbox`.)
+
+A deleted document moves to a hidden folder beside the documents (which code never sees), under
+its name led by the moment it was deleted; it can be restored for `DELETED_KEPT` (30 days, time
+enough to notice a mistake, not so long that a person's deleted words linger), then it is gone.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +14,42 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from violet.clock import Clock, utc_now
+from violet.text import document_title
 
 DOCUMENT_SUFFIXES = (".md", ".txt", ".csv")
 MAX_DOCUMENT_CHARS = 200_000
 MAX_DOCUMENTS = 500
 DEFAULT_QUOTA_BYTES = 50 * 1024 * 1024
+DELETED_KEPT = timedelta(days=30)
+DELETED_FOLDER = ".deleted"
+# Enough of a document to find its heading in.
+HEAD_CHARS = 1_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
 class DocumentError(Exception):
     """A document request that cannot be done; the message is plain words for the model."""
+
+
+class NoSuchDocument(DocumentError):
+    """No document (or no deleted one, to restore) has that name."""
+
+
+class NameTaken(DocumentError):
+    """A deleted document cannot come back: another of its name is there now."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    name: str
+    title: str
+    modified: datetime
+    size: int
 
 
 @dataclass(frozen=True)
@@ -31,6 +59,10 @@ class PersonFolder:
     @property
     def documents(self) -> Path:
         return self.root / "documents"
+
+    @property
+    def deleted(self) -> Path:
+        return self.root / DELETED_FOLDER
 
 
 def folder_name(person: str) -> str:
@@ -54,6 +86,14 @@ class Folders:
     def documents(self, person: str) -> Documents:
         return Documents(self.of(person).documents, self.quota_bytes)
 
+    def purge_deleted(self) -> None:
+        """Removes everyone's deleted documents kept past `DELETED_KEPT`, including those of
+        people who never come back."""
+        for folder in self.root.iterdir() if self.root.is_dir() else ():
+            documents = PersonFolder(folder).documents
+            if documents.is_dir() and not folder.is_symlink():
+                Documents(documents, self.quota_bytes).purge_deleted()
+
 
 def document_name(name: str) -> str:
     """The file name a document is kept under; raises DocumentError for unsafe names."""
@@ -74,9 +114,13 @@ def document_name(name: str) -> str:
 class Documents:
     """The notes and lists in one person's folder."""
 
-    def __init__(self, folder: Path, quota_bytes: int = DEFAULT_QUOTA_BYTES) -> None:
+    def __init__(
+        self, folder: Path, quota_bytes: int = DEFAULT_QUOTA_BYTES, clock: Clock = utc_now
+    ) -> None:
         self._folder = folder
         self._quota_bytes = quota_bytes
+        self._clock = clock
+        self._deleted = folder.parent / DELETED_FOLDER
 
     def _path(self, name: str) -> tuple[str, Path]:
         safe = document_name(name)
@@ -110,10 +154,14 @@ class Documents:
         return safe
 
     def read(self, name: str) -> tuple[str, str]:
+        safe, path = self._existing(name)
+        return safe, path.read_text(encoding="utf-8", errors="replace")
+
+    def _existing(self, name: str) -> tuple[str, Path]:
         safe, path = self._path(name)
         if not path.is_file():
-            raise DocumentError(f'There is no document called "{safe}".')
-        return safe, path.read_text(encoding="utf-8", errors="replace")
+            raise NoSuchDocument(f'There is no document called "{safe}".')
+        return safe, path
 
     def names(self) -> list[str]:
         return sorted(
@@ -132,3 +180,58 @@ class Documents:
             changed = datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(timespec="seconds")
             found.append({"name": name, "bytes": stat.st_size, "changed": changed})
         return found
+
+    def newest_first(self) -> list[Listed]:
+        found = []
+        for name in self.names():
+            path = self._folder / name
+            with path.open(encoding="utf-8", errors="replace") as file:
+                head = file.read(HEAD_CHARS)
+            stat = path.stat()
+            modified = datetime.fromtimestamp(stat.st_mtime, UTC)
+            found.append(Listed(name, document_title(name, head), modified, stat.st_size))
+        return sorted(found, key=lambda listed: (listed.modified, listed.name), reverse=True)
+
+    def delete(self, name: str) -> str:
+        """Moves the document among the deleted ones, keeping its time of change."""
+        safe, path = self._existing(name)
+        self._deleted.mkdir(mode=0o700, exist_ok=True)
+        deleted_at = int(self._clock().timestamp() * 1_000_000)
+        os.replace(path, self._deleted / f"{deleted_at}-{safe}")
+        self.purge_deleted()
+        return safe
+
+    def restore(self, name: str) -> str:
+        """Brings back the document of that name deleted last."""
+        self.purge_deleted()
+        safe, path = self._path(name)
+        kept = [entry for _, named, entry in self._deleted_ones() if named == safe]
+        if not kept:
+            raise NoSuchDocument(f'There is no deleted document called "{safe}" to bring back.')
+        if path.exists():
+            raise NameTaken(f'There is a document called "{safe}" already.')
+        os.replace(kept[-1], path)
+        return safe
+
+    def purge_deleted(self) -> None:
+        """Removes deleted documents kept past `DELETED_KEPT`, and the oldest beyond what the
+        documents themselves may hold (in number and on disk)."""
+        oldest_kept = (self._clock() - DELETED_KEPT).timestamp() * 1_000_000
+        kept = self._deleted_ones()
+        sizes = [entry.stat().st_size for _, _, entry in kept]
+        for index, (deleted_at, _, entry) in enumerate(kept):
+            newer = kept[index + 1 :]
+            over = len(newer) >= MAX_DOCUMENTS or sum(sizes[index:]) > self._quota_bytes
+            if deleted_at < oldest_kept or over:
+                entry.unlink(missing_ok=True)
+
+    def _deleted_ones(self) -> list[tuple[int, str, Path]]:
+        """(deleted at, name, file) of each deleted document, oldest first."""
+        if not self._deleted.is_dir():
+            return []
+        found = []
+        for entry in self._deleted.iterdir():
+            deleted_at, _, name = entry.name.partition("-")
+            if deleted_at.isdigit() and entry.is_file() and not entry.is_symlink():
+                found.append((int(deleted_at), name, entry))
+        return sorted(found)

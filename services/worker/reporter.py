@@ -99,6 +99,8 @@ class Reporter:
             # A result stored before deeds were reported has none.
             for deed in payload.get("deeds", []):
                 update.result.deeds.append(ParseDict(deed, deeds_pb2.Deed()))
+            for source in payload.get("sources", []):
+                update.result.sources.append(ParseDict(source, deeds_pb2.Source()))
         else:
             update.approval.approval = payload["approval"]
             update.approval.question = payload["question"]

@@ -337,7 +337,7 @@ def test_each_service_admits_only_its_callers(rendered: Rendered) -> None:
         "session": {"gateway", "worker"},
         "router": {"session", "worker"},
         "memory": {"session", "gateway"},
-        "worker": {"session"},
+        "worker": {"session", "gateway"},
     }
     for name, expected in callers.items():
         policy = rendered.named("NetworkPolicy", f"{RELEASE}-{name}")
@@ -493,7 +493,12 @@ def test_a_new_component_is_a_few_lines_of_values() -> None:
 
 
 def test_a_component_can_be_switched_off() -> None:
-    rendered = render({"components": {"worker": {"enabled": False}, "session": {"calls": []}}})
+    without_worker = {
+        "worker": {"enabled": False},
+        "session": {"calls": []},
+        "gateway": {"calls": ["session", "memory"]},
+    }
+    rendered = render({"components": without_worker})
     assert f"{RELEASE}-worker" not in rendered.names("Deployment")
     assert "VIOLET_WORKER_ADDR" not in rendered.config()
 

@@ -142,7 +142,7 @@ async def test_a_calculation_is_told_with_its_number(sandboxed: Stack) -> None:
 async def test_a_note_is_written_and_named(world: World, phone: Device) -> None:
     await phone.ask("write a note packing: passport, tickets and a warm coat")
     told = await later(phone, '"Packing"')
-    assert told["text"] == 'I wrote your note "Packing" and put it in your documents.'
+    assert told["text"] == 'I wrote your note "Packing"; you\'ll find it under Documents.'
 
 
 async def test_an_email_is_asked_about_first_and_sent_after_yes(

@@ -1,7 +1,7 @@
 """Property, over a real websocket on SQLite and PostgreSQL: whatever a device sends, every
-frame is answered (an ack, the memory page or a contract error, never `unavailable` for what a
-frame holds), the connection keeps answering, and the person's conversation stays whole for
-every device (CONTRACTS section 4)."""
+frame is answered (an ack, the memory page, the documents or a contract error, never
+`unavailable` for what a frame holds), the connection keeps answering, and the person's
+conversation stays whole for every device (CONTRACTS section 4)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ OFFLINE = pytest.mark.parametrize("stack", ["sqlite-offline", "postgres-offline"
 
 async def answer_of(device: Device) -> dict:
     """The reply to the one frame just sent; messages and activity of the turn may come first."""
-    return await device.until(lambda f: f["type"] in ("ack", "error", "memory"), ANSWER_TIMEOUT_S)
+    answers = ("ack", "error", "memory", "documents", "document")
+    return await device.until(lambda f: f["type"] in answers, ANSWER_TIMEOUT_S)
 
 
 @OFFLINE

@@ -23,7 +23,9 @@ ALLOWED_KEYS = {
     "ack": {"type", "id", "seq"},
     "message": {"type", "seq", "from", "text", "at", "reply_to"},
     "activity": {"type", "text"},
-    "memory": {"type", "items"},
+    "memory": {"type", "items", "told"},
+    "documents": {"type", "items"},
+    "document": {"type", "name", "title", "text"},
     "error": {"type", "code", "text"},
     "account": {"type", "key", "ending", "month_usd", "text", "note"},
 }
@@ -203,7 +205,7 @@ async def test_healthz_reports_what_the_gateway_needs(stack: Stack) -> None:
     async with httpx.AsyncClient() as client:
         answer = await client.get(stack.http_url + "/healthz")
     assert answer.status_code == 200
-    assert answer.json() == {"session": "up", "memory": "up"}
+    assert answer.json() == {"session": "up", "memory": "up", "worker": "up"}
 
 
 async def test_many_devices_of_one_person_all_receive_every_message(stack: Stack) -> None:
@@ -226,3 +228,60 @@ async def test_messages_said_back_to_back_are_each_answered_on_their_own(stack: 
     }
     assert answers[told] != answers[asked]
     assert "on it" in answers[asked].lower()  # the sum is handed on, not taken as a fact
+
+
+def write_document(stack: Stack, owner: str, name: str, text: str) -> None:
+    """A document in the person's folder, as a work session leaves one."""
+    from worker.folders import folder_name
+
+    folder = stack.home / "workspaces" / folder_name(owner) / "documents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+
+
+async def test_documents_are_listed_opened_deleted_and_restored_by_their_names(
+    stack: Stack,
+) -> None:
+    owner, other = person(), person()
+    write_document(stack, owner, "note-ferry-times.md", "# Ferry times\n\nleaves at 9:40\n")
+    device, _ = await Device.open(stack.live_url, stack.token(owner))
+
+    await device.send({"type": "documents.list"})
+    listing = await device.until(lambda f: f["type"] == "documents")
+    [entry] = listing["items"]
+    assert entry["name"] == "note-ferry-times.md" and entry["title"] == "Ferry times"
+    assert entry["size"] == len("# Ferry times\n\nleaves at 9:40\n") and entry["at"].endswith("Z")
+
+    await device.send({"type": "document.open", "name": "note-ferry-times.md"})
+    opened = await device.until(lambda f: f["type"] == "document")
+    assert opened["title"] == "Ferry times" and "leaves at 9:40" in opened["text"]
+
+    for name in ("../" * 3 + "secret", "no-such-note.md"):
+        await device.send({"type": "document.open", "name": name})
+        refusal = await device.until(lambda f: f["type"] == "error")
+        assert refusal["code"] == "bad_frame" and "no document" in refusal["text"]
+
+    await device.send({"type": "document.delete", "name": "note-ferry-times.md"})
+    assert (await device.until(lambda f: f["type"] == "documents"))["items"] == []
+    await device.send({"type": "document.restore", "name": "note-ferry-times.md"})
+    assert (await device.until(lambda f: f["type"] == "documents"))["items"] == [entry]
+    assert_frames_leak_nothing(device.seen)
+
+    stranger, _ = await Device.open(stack.live_url, stack.token(other))
+    await stranger.send({"type": "document.open", "name": "note-ferry-times.md"})
+    assert (await stranger.until(lambda f: f["type"] == "error"))["code"] == "bad_frame"
+    await stranger.send({"type": "documents.list"})
+    assert (await stranger.until(lambda f: f["type"] == "documents"))["items"] == []
+    await device.ask("Still there?")  # the connection kept answering through every refusal
+    await device.close()
+    await stranger.close()
+
+
+async def test_the_memory_page_lists_what_violet_told_apart(stack: Stack) -> None:
+    device, _ = await Device.open(stack.live_url, stack.token(person()))
+    await device.send({"type": "memory.list"})
+    page = await device.until(lambda f: f["type"] == "memory")
+    assert page["items"] == [] and isinstance(page["told"], list)
+    for told in page["told"]:
+        assert set(told) == {"item", "text", "source", "at"}
+    await device.close()

@@ -104,3 +104,28 @@ def test_a_card_without_a_topic_is_refused(router: Stack) -> None:
         with pytest.raises(grpc.RpcError) as refused:
             stub.UpdateCard(router_pb2.TopicCard(title="no topic"), metadata=auth(router, "ada"))
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_question_reaches_the_persons_nearest_other_topic_only(router: Stack) -> None:
+    with grpc.insecure_channel(router.address("router")) as channel:
+        stub = router_pb2_grpc.RouterStub(channel)
+        cleo, dan = auth(router, "cleo"), auth(router, "dan")
+        for topic, title, outcome, minutes in (
+            ("ws_trip", "Book flights to Seattle", "Found a flight on Friday for 300 dollars.", 30),
+            ("ws_music", "Play songs by Joe Bonamassa", "Playing Drive.", 5),
+            ("ws_packing", "Write a packing list for Seattle", "Waiting for the list.", 1),
+        ):
+            stub.UpdateCard(card(topic, title, outcome, minutes), metadata=cleo, timeout=30)
+
+        def nearest(metadata, question: str, besides: str) -> router_pb2.NearestTopicReply:  # type: ignore[no-untyped-def]
+            request = router_pb2.NearestTopicRequest(question=question, besides=besides)
+            return stub.NearestTopic(request, metadata=metadata, timeout=30)
+
+        found = nearest(cleo, "the flights to Seattle", "ws_packing")
+        assert found.topic == "ws_trip" and found.score >= 0.5
+        assert nearest(cleo, "the flights to Seattle", "ws_trip").topic != "ws_trip"
+        assert nearest(cleo, "tax forms for 2023", "ws_packing").topic == ""
+        assert nearest(dan, "the flights to Seattle", "").topic == ""
+        with pytest.raises(grpc.RpcError) as refused:
+            nearest(cleo, "  ", "ws_packing")
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT

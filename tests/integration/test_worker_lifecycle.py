@@ -125,7 +125,7 @@ async def test_a_model_steered_by_a_page_cannot_email_an_address_the_person_neve
     assert refusal["is_error"] is True and "x@evil.test" in refusal["content"]
 
 
-async def test_another_work_sessions_outcome_arrives_as_information(
+async def test_other_work_answers_a_question_in_a_call_without_tools_as_information(
     scripted: WorkerUnderTest,
 ) -> None:
     assert scripted.model_api is not None
@@ -134,14 +134,22 @@ async def test_another_work_sessions_outcome_arrives_as_information(
     first = await scripted.start_work(someone, f"look up {url}")
     await scripted.peers.wait("result", first)
 
+    scripted.peers.nearest[someone] = first
     scripted.model_api.push(
         {"tool_use": {"name": "ask_work_session", "input": {"question": "the Oslo trip"}}},
         {"text": "The train leaves at nine."},
+        {"text": "Your train leaves at nine."},
     )
     request = "check when my train to Oslo leaves"
     second = await scripted.start_work(someone, request)
     await scripted.peers.wait("result", second)
 
     calls = calls_for(scripted, request)
-    told = json.loads(calls[1]["messages"][-1]["content"][0]["content"])
-    assert "Oslo Trip Plan" in told["outcome"] and "not an instruction" in told["notice"]
+    answering = calls[1]
+    assert answering["tool_choice"] == {"type": "none"}
+    assert "another task of the same person" in answering["system"][0]["text"]
+    assert newest_words(answering).endswith("the Oslo trip")
+    assert "Oslo Trip Plan" in json.dumps(answering["messages"][:-1])
+    told = json.loads(calls[2]["messages"][-1]["content"][0]["content"])
+    assert told["from"] == f"look up {url}" and told["answer"] == "The train leaves at nine."
+    assert told["still_working"] is False and "not an instruction" in told["notice"]

@@ -51,8 +51,9 @@ class StandIns(
     router_pb2_grpc.RouterServicer,
     accounts_pb2_grpc.AccountsServicer,
 ):
-    """The session's Deliver and the router's UpdateCard, recording who each call was for; the
-    session's accounts, with everyone's calls paid by `payer`, recording the usage sent."""
+    """The session's Deliver and the router's UpdateCard and NearestTopic, recording who each call
+    was for; the session's accounts, with everyone's calls paid by `payer`, recording the usage
+    sent."""
 
     secret: str
     payer: str = "built_in"
@@ -60,6 +61,9 @@ class StandIns(
     cards: list[tuple[str, router_pb2.TopicCard]] = field(default_factory=list)
     usage: list[tuple[str, accounts_pb2.UsageRow]] = field(default_factory=list)
     taking: bool = True
+    # The router's NearestTopic: the topic each person's questions are about, and who asked what.
+    nearest: dict[str, str] = field(default_factory=dict)
+    questions: list[tuple[str, router_pb2.NearestTopicRequest]] = field(default_factory=list)
 
     async def Credential(self, request, context):  # type: ignore[no-untyped-def]
         await authenticate(context, self.secret)
@@ -81,6 +85,12 @@ class StandIns(
         identity = await authenticate(context, self.secret)
         self.cards.append((identity.person, request))
         return router_pb2.UpdateCardReply()
+
+    async def NearestTopic(self, request, context):  # type: ignore[no-untyped-def]
+        identity = await authenticate(context, self.secret)
+        self.questions.append((identity.person, request))
+        topic = self.nearest.get(identity.person, "")
+        return router_pb2.NearestTopicReply(topic=topic, score=1.0 if topic else 0.0)
 
     def of(self, kind: str, topic: str) -> list[session_pb2.WorkUpdate]:
         return [

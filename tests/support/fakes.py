@@ -14,7 +14,7 @@ import grpc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from session.memory_client import RecallMissed
+from session.memory_client import RecallMissed, Recollection
 from violet import database
 from violet.identity import Identity
 from violet.models import (
@@ -129,6 +129,8 @@ class Captured:
     answered: str
     seqs: list[int]
     deeds: list[JsonObject]
+    told: str = ""
+    sources: list[JsonObject] = field(default_factory=list)
 
 
 @dataclass
@@ -137,15 +139,16 @@ class FakeMemory:
     (or misses, as the client does when memory cannot answer in time), keeps every capture."""
 
     remembered: list[str] = field(default_factory=list)
+    told: list[str] = field(default_factory=list)  # `told_line`s
     recalls: list[tuple[str, str]] = field(default_factory=list)  # (person, query)
     captured: list[Captured] = field(default_factory=list)
     missing: bool = False
 
-    async def recall(self, identity: Identity, query: str) -> list[str]:
+    async def recall(self, identity: Identity, query: str) -> Recollection:
         self.recalls.append((identity.person, query))
         if self.missing:
             raise RecallMissed("DEADLINE_EXCEEDED")
-        return list(self.remembered)
+        return Recollection(list(self.remembered), list(self.told))
 
     async def capture(
         self,
@@ -154,9 +157,19 @@ class FakeMemory:
         violet_answer: str,
         source_seqs: list[int],
         deeds: Sequence[JsonObject] = (),
+        told: str = "",
+        sources: Sequence[JsonObject] = (),
     ) -> None:
         self.captured.append(
-            Captured(identity.person, person_message, violet_answer, source_seqs, list(deeds))
+            Captured(
+                identity.person,
+                person_message,
+                violet_answer,
+                source_seqs,
+                list(deeds),
+                told,
+                list(sources),
+            )
         )
 
 

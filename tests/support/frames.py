@@ -14,7 +14,13 @@ FRAME_TYPES = [
     "memory.forget",
     "memory.restore",
     "memory.forget_all",
+    "documents.list",
+    "document.open",
+    "document.delete",
+    "document.restore",
 ]
+# The keys a frame's fields are drawn from.
+FRAME_KEYS = ["id", "text", "token", "since", "item", "name", "extra"]
 
 # Text of every kind, lone surrogates and NULs included.
 any_text = st.text(st.characters(blacklist_categories=()), max_size=40)
@@ -55,6 +61,6 @@ def hostile_frames(draw: st.DrawFn) -> str | bytes:
     if shape == "bytes":
         return draw(st.binary(max_size=200))
     frame = {"type": draw(st.one_of(st.sampled_from(FRAME_TYPES), json_values))}
-    for key in draw(st.sets(st.sampled_from(["id", "text", "token", "since", "item", "extra"]))):
+    for key in draw(st.sets(st.sampled_from(FRAME_KEYS))):
         frame[key] = draw(json_values)
     return json.dumps(frame)

@@ -92,6 +92,113 @@ def client_item(item: str) -> dict:
     return {"item": item, "text": "My cat is Miso", "origin": "you", "at": ""}
 
 
+def test_what_violet_told_is_listed_apart_and_forgotten_by_its_number(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, _ = chat()
+    told = {"item": "t-long-id", "text": "The ferry leaves at 9:40.", "source": "", "at": ""}
+    page = {"type": "memory", "items": [client_item("9f3c0a7e-long-id")]}
+    client.show({**page, "told": [told, {**told, "item": "t2", "source": "Ferry times"}]})
+    shown = capsys.readouterr().out
+    remembered, _, said = shown.partition("What I told you:")
+    assert "1. My cat is Miso" in remembered and "ferry" not in remembered
+    assert "2. The ferry leaves at 9:40.\n" in said
+    assert "3. The ferry leaves at 9:40. (from Ferry times)" in said
+
+
+async def test_forgetting_a_told_item_sends_its_id() -> None:
+    client, socket = chat()
+    told = {"item": "t-long-id", "text": "The ferry leaves at 9:40.", "source": "", "at": ""}
+    client.show({"type": "memory", "items": [], "told": [told]})
+    await client.send("/forget 1")
+    assert socket.sent == [{"type": "memory.forget", "item": "t-long-id"}]
+
+
+FERRY = {"name": "note-ferry-times.md", "title": "Ferry times", "at": "", "size": 30}
+PICNIC = {"name": "note-picnic.md", "title": "Picnic", "at": "", "size": 12}
+
+
+class Gateway(Socket):
+    """A socket the gateway answers at once: each documents frame with its answer."""
+
+    def __init__(self, client: Chat) -> None:
+        super().__init__()
+        self.client = client
+        self.documents = [FERRY, PICNIC]
+
+    async def send(self, raw: str) -> None:
+        await super().send(raw)
+        frame = json.loads(raw)
+        if frame["type"] == "document.open":
+            text = f"# {frame['name']}\n\nleaves at 9:40\n"
+            self.client.show(
+                {"type": "document", "name": frame["name"], "title": "T", "text": text}
+            )
+        elif frame["type"].startswith("document"):
+            self.client.show({"type": "documents", "items": self.documents})
+
+
+def documents_chat() -> tuple[Chat, Gateway]:
+    client, _ = chat()
+    client.socket = gateway = Gateway(client)  # type: ignore[assignment]
+    return client, gateway
+
+
+async def test_documents_are_listed_numbered_and_opened_by_number(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, socket = documents_chat()
+    await client.send("/documents")
+    listed = capsys.readouterr().out
+    assert "1. Ferry times (note-ferry-times.md)" in listed and "2. Picnic" in listed
+    await client.send("/open 2")
+    assert socket.sent[-1] == {"type": "document.open", "name": "note-picnic.md"}
+    assert "leaves at 9:40" in capsys.readouterr().out
+
+
+async def test_a_document_is_saved_in_a_file_and_never_over_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    client, socket = documents_chat()
+    await client.send("/documents")
+    await client.send("/save 1")
+    assert (tmp_path / "note-ferry-times.md").read_text().endswith("leaves at 9:40\n")
+    await client.send("/save 2 picnic.txt")
+    assert (tmp_path / "picnic.txt").exists()
+    capsys.readouterr()
+    sent = len(socket.sent)
+    await client.send("/save 2 picnic.txt")
+    assert len(socket.sent) == sent and "there already" in capsys.readouterr().out
+
+
+async def test_a_deleted_document_comes_back_with_undo(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, socket = documents_chat()
+    await client.send("/documents")
+    await client.send("/delete 1")
+    await client.send("/undo")
+    assert socket.sent[1:] == [
+        {"type": "document.delete", "name": "note-ferry-times.md"},
+        {"type": "document.restore", "name": "note-ferry-times.md"},
+    ]
+    assert "/undo" in capsys.readouterr().out
+    await client.send("/undo")
+    assert len(socket.sent) == 3 and "nothing to undo" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("line", ["/open", "/open 3", "/open x", "/delete 1 2", "/save"])
+async def test_a_document_number_not_listed_sends_nothing(
+    line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client, socket = documents_chat()
+    await client.send("/documents")
+    await client.send(line)
+    assert socket.sent == [{"type": "documents.list"}]
+    assert "/documents" in capsys.readouterr().out
+
+
 def test_numbers_stay_with_their_items() -> None:
     numbers = MemoryNumbers()
     assert [numbers.number("a"), numbers.number("b"), numbers.number("a")] == [1, 2, 1]

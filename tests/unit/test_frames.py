@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gateway import frames
-from gateway.frames import FrameError, Hello, MemoryRequest, Say
+from gateway.frames import DocumentRequest, FrameError, Hello, MemoryRequest, Say
 from gateway.live import say_id, stored_id
 
 
@@ -120,6 +120,52 @@ def test_memory_frames() -> None:
     assert frames.parse('{"type":"memory.forget_all"}') == MemoryRequest("forget_all")
     with pytest.raises(FrameError):
         frames.parse('{"type":"memory.forget"}')
+
+
+def test_document_frames_name_the_document_by_its_file_name() -> None:
+    assert frames.parse('{"type":"documents.list"}') == DocumentRequest("list")
+    for action in ("open", "delete", "restore"):
+        frame = json.dumps({"type": f"document.{action}", "name": "note-ferry-times.md"})
+        assert frames.parse(frame) == DocumentRequest(action, "note-ferry-times.md")
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "document.open"},
+        {"type": "document.open", "name": ""},
+        {"type": "document.delete", "name": 3},
+        {"type": "document.restore", "name": "x" * 129},
+        {"type": "document.open", "name": "a\x00.md"},
+    ],
+)
+def test_a_document_frame_without_a_name_is_a_bad_frame(frame: dict) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(json.dumps(frame))
+    assert error.value.code == "bad_frame" and "name" in error.value.text
+
+
+def test_the_documents_frame_lists_name_title_time_and_size_only() -> None:
+    item = {"name": "note-a.md", "title": "A", "at": "2025-03-01T12:00:00Z", "size": 4}
+    assert json.loads(frames.outgoing("documents", items=[item])) == {
+        "type": "documents",
+        "items": [item],
+    }
+    with pytest.raises(ValueError):
+        frames.outgoing("documents", items=[{**item, "path": "/var/lib/violet/x"}])
+    opened = {"name": "note-a.md", "title": "A", "text": "# A\n"}
+    assert json.loads(frames.outgoing("document", **opened)) == {"type": "document", **opened}
+    with pytest.raises(ValueError):
+        frames.outgoing("document", **opened, person="sam")
+
+
+def test_the_memory_frame_keeps_what_violet_told_apart() -> None:
+    item = {"item": "i1", "text": "My cat is Miso", "origin": "you", "at": "2025-03-01T12:00:00Z"}
+    told = {"item": "t1", "text": "The ferry leaves at 9:40.", "source": "", "at": item["at"]}
+    frame = json.loads(frames.outgoing("memory", items=[item], told=[told]))
+    assert frame == {"type": "memory", "items": [item], "told": [told]}
+    with pytest.raises(ValueError):
+        frames.outgoing("memory", items=[], told=[{**told, "origin": "violet"}])
 
 
 def test_outgoing_text_with_a_lone_surrogate_still_goes_out_as_utf8() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway import frames
-from gateway.frames import ERROR_CODES, FrameError, Hello, MemoryRequest, Say
+from gateway.frames import ERROR_CODES, DocumentRequest, FrameError, Hello, MemoryRequest, Say
 from tests.support.frames import hostile_frames, valid_says
 
 EXAMPLES = 1_000
@@ -39,6 +39,9 @@ def test_any_frame_is_taken_as_the_contract_allows_or_refused_with_its_code(
         assert len(frame.text) <= frames.MAX_SAY_CHARS
     elif isinstance(frame, Hello):
         assert type(frame.since) is int and frame.since >= 0 and encodable(frame.token)
+    elif isinstance(frame, DocumentRequest):
+        assert len(frame.name) <= 128 and "\x00" not in frame.name and encodable(frame.name)
+        assert frame.name or frame.action == "list"
     else:
         assert isinstance(frame, MemoryRequest) and encodable(frame.item)
 

@@ -73,11 +73,11 @@ async def test_a_forgotten_fact_leaves_recall_at_once_with_its_vectors_and_comes
     made = {cat.id, *cat.turn_items}
     before = await recalled_ids(memory, "ann", "what is my cat called?")
     assert before and before <= made
-    assert await memory.page.forget("ann", cat.id) == []
+    assert (await memory.page.forget("ann", cat.id)).facts == []
     assert await memory.recaller.recall("ann", "what is my cat called?", 3) == []
     assert await stored_ids(memory, "ann") == set()
     listed = await memory.page.restore("ann", cat.id)
-    assert [item.id for item in listed] == [cat.id]
+    assert [item.id for item in listed.facts] == [cat.id]
     assert await recalled_ids(memory, "ann", "what is my cat called?") == before
     assert await stored_ids(memory, "ann") == made
 

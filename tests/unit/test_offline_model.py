@@ -465,7 +465,7 @@ async def test_write_a_note_makes_a_named_document(client):
     final = await after_results(
         client, "x", first, [t.document_result(call.input["name"])], tier="work"
     )
-    assert final.text == 'I wrote your note "The dentist" and put it in your documents.'
+    assert final.text == 'I wrote your note "The dentist"; you\'ll find it under Documents.'
 
 
 async def test_write_a_list_makes_a_list_document(client):
@@ -475,7 +475,7 @@ async def test_write_a_list_makes_a_list_document(client):
         "content": "# Groceries\n\n- milk\n- eggs\n- bread\n",
     }
     text = await work(client, "write a list of groceries: milk", t.document_result("g.md"))
-    assert text == 'I wrote your list "Groceries" and put it in your documents.'
+    assert text == 'I wrote your list "Groceries"; you\'ll find it under Documents.'
     failed = await work(
         client,
         "write a list of groceries: milk",
@@ -746,6 +746,49 @@ def test_memory_that_could_not_be_checked_is_said_in_the_persons_language(langua
     )
 
 
+async def _answer_with_note(client, asked: str, note: str) -> str:
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": asked}, {"type": "text", "text": note}],
+        }
+    ]
+    reply = await client.reply(
+        tier="main", system="You are Violet.", messages=messages, tools=t.MAIN_TOOLS, person=PERSON
+    )
+    return reply.text
+
+
+async def test_a_question_about_what_violet_told_is_answered_from_told_records_with_the_source(
+    client,
+):
+    told = [
+        t.told_line("The museum opens at ten on weekdays.", "2026-11-20"),
+        t.told_line(
+            "The first ferry leaves at 9:40 from pier 3.",
+            "2026-11-28",
+            '"Ferry times" (https://ferry.example/times)',
+        ),
+    ]
+    note = t.memory_note(["My cat is called Miso"], told=told)
+    answer = await _answer_with_note(client, "What time did you say the ferry leaves?", note)
+    assert answer == (
+        'On 2026-11-28 I told you: "The first ferry leaves at 9:40 from pier 3." '
+        'That came from "Ferry times" (https://ferry.example/times).'
+    )
+    # The first record, memory's best, answers when no words are shared.
+    answer = await _answer_with_note(client, "which restaurant did you suggest?", note)
+    assert "museum" in answer and "Miso" not in answer
+
+
+async def test_told_records_never_answer_a_question_about_the_person(client):
+    told = [t.told_line("The page says your PIN is 9999.", "2026-11-28", "https://x.example")]
+    answer = await _answer_with_note(client, "what is my PIN?", t.memory_note([], told=told))
+    assert answer == phrases.DONT_KNOW["en"]
+    answer = await _answer_with_note(client, "what did you say about the ferry?", "")
+    assert answer == phrases.NOT_TOLD["en"]
+
+
 # --- work reports in the person's language ------------------------------------------------
 
 
@@ -766,7 +809,7 @@ def test_memory_that_could_not_be_checked_is_said_in_the_persons_language(langua
         (
             "write a note pour le pique-nique: apporter du pain",
             t.document_result("note-pour-le-pique-nique.md"),
-            "J'ai écrit votre note « Pour le pique-nique » ; c'est dans vos documents.",
+            "J'ai écrit votre note « Pour le pique-nique » ; à retrouver dans Documents.",
         ),
         (
             "look up https://example.org/zoo und sag mir bitte, was auf der Seite steht",

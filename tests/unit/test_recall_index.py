@@ -121,7 +121,7 @@ def assert_ranks_alike(kept: _PersonIndex, anew: _PersonIndex, rng: np.random.Ge
         for index, by_id in zip((kept, anew), scores, strict=True):
             assert len(by_id) == len(index.ranking)
         best = [
-            [r.item.id for r in _best(index, index.ranking.scores(query), 5)]
+            [r.item.id for r in _best(index, index.ranking.scores(query), 5, 0)[0]]
             for index in (kept, anew)
         ]
         assert best[0] == best[1]

@@ -237,3 +237,36 @@ async def test_an_updated_card_is_matched_on_what_it_now_says(harness: Harness) 
     await harness.card("ada", "trip", "a hotel in Lisbon")
     decision = await harness.router.route("ada", "hotel in Lisbon", now=NOW)
     assert decision.candidates[0] == "trip"
+
+
+async def test_a_question_reaches_the_nearest_topic_besides_the_askers_own(
+    harness: Harness,
+) -> None:
+    await harness.card("ada", "flights", "flights to Seattle")
+    await harness.card("ada", "music", "songs by Joe Bonamassa")
+    await harness.card("ada", "asker", "flights to Seattle, a packing list")
+    found = await harness.router.nearest("ada", "flights to Seattle", besides="asker", now=NOW)
+    assert found.topic == "flights" and found.score >= 0.5
+    assert harness.model.calls == 0  # the scores alone answer: there is no pick
+
+    spans = [s for s in harness.spans.get_finished_spans() if s.name == "router.nearest"]
+    attributes = dict(spans[-1].attributes or {})
+    assert attributes["violet.ask.topic"] == "flights"
+    assert attributes["violet.ask.score"] == pytest.approx(found.score)
+    assert "asker" not in attributes["violet.ask.candidates"]
+
+
+async def test_a_question_sharing_nothing_with_any_other_topic_reaches_none(
+    harness: Harness,
+) -> None:
+    await harness.card("ada", "flights", "flights to Seattle")
+    await harness.card("ada", "asker", "a table for two tonight")
+    found = await harness.router.nearest("ada", "a table for two", besides="asker", now=NOW)
+    assert (found.topic, found.score) == ("", 0.0)
+
+
+async def test_a_question_never_reaches_another_persons_topic(harness: Harness) -> None:
+    await harness.card("bob", "flights", "flights to Seattle")
+    await harness.card("ada", "music", "songs by Joe Bonamassa")
+    found = await harness.router.nearest("ada", "flights to Seattle", besides="", now=NOW)
+    assert found.topic == ""

@@ -110,7 +110,7 @@ def counted(reader: InMemoryMetricReader) -> dict[str, int]:
 async def test_a_recall_that_runs_late_once_is_answered_by_a_second_try(serve) -> None:  # type: ignore[no-untyped-def]
     memory = Memory(lambda call: 10.0 if call == 1 else 0.0)
     client = await serve(memory)
-    assert await client.recall(IDENTITY, "my cat?") == ["My cat is Miso"]
+    assert (await client.recall(IDENTITY, "my cat?")).remembered == ["My cat is Miso"]
     assert memory.calls == 2
 
 

@@ -145,7 +145,7 @@ async def test_an_answered_turn_is_recalled_for_and_captured_with_both_messages(
     assert "Ana's cat is called Miso." in str(rig.model.conversations[0])
     said, answered = messages
     assert rig.memory.captured == [
-        Captured("ana", said.text, answered.text, [said.seq, answered.seq], [])
+        Captured("ana", said.text, answered.text, [said.seq, answered.seq], [], answered.text)
     ]
 
 
@@ -168,13 +168,18 @@ async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: R
     await rig.settled()
 
     result = "The ferries leave at 9:00 and 17:30."
+    source = {"page": "https://ferry.example/times", "title": "Ferry times"}
     await rig.store.updates.store(
-        rig.conversation.id, "result:1", rig.peers.topic, "result", result
+        rig.conversation.id, "result:1", rig.peers.topic, "result", result, sources=[source]
     )
     rig.model.will_say("The ferries leave at nine and half past five.")
     rig.runner.schedule(rig.conversation)
 
     messages = await rig.settled()
+    await rig.runner.stop(grace_s=5.0)  # returns once the captures beside the turn are done
+    # What Violet told of the result is kept as told, with its page; it makes no fact.
+    (told,) = [c for c in rig.memory.captured if not c.said]
+    assert (told.answered, told.told, told.sources) == ("", messages[-1].text, [source])
     assert messages[-1].author == "violet" and messages[-1].reply_to is None
     assert messages[-1].text == "The ferries leave at nine and half past five."
     assert result in str(rig.model.conversations[-1])

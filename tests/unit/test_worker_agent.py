@@ -14,6 +14,7 @@ from sqlalchemy.engine import make_url
 from tests.support.smtp import SmtpSink
 from tests.support.web import LocalWeb
 from violet import database
+from violet.channels import Peers
 from violet.models import LEDGER, ModelUnavailable, Reply, System, Tool, Usage
 from violet.models import tools as t
 from violet.models.base import reply_from_blocks
@@ -25,12 +26,13 @@ from worker.agent import (
     thinking_of_this_request,
     window,
 )
+from worker.asking import ANSWER_SYSTEM, OtherWork
 from worker.folders import Folders
 from worker.mail import Mailer
 from worker.sandbox import Limits, NoSandbox
 from worker.store import WorkStore
 from worker.store.work_sessions import StaleWorkSession, WorkSession
-from worker.toolbox import ACTIVITY, Toolbox
+from worker.toolbox import ACTIVITY, Asker, Toolbox
 
 PERSON = "sam"
 
@@ -50,14 +52,23 @@ class ScriptedModel:
     script: list[list[dict] | Exception] = field(default_factory=list)
     seen: list[list[dict]] = field(default_factory=list)
     systems: list[System] = field(default_factory=list)
+    offered: list[list[str]] = field(default_factory=list)
     ledger = LEDGER
 
     async def reply(
-        self, *, tier: str, system: System, messages: list[dict], tools: Sequence[Tool], person: str
+        self,
+        *,
+        tier: str,
+        system: System,
+        messages: list[dict],
+        tools: Sequence[Tool],
+        person: str,
+        tool_choice: str = "auto",
     ) -> Reply:
         assert tier == "work" and person == PERSON
         self.seen.append(json.loads(json.dumps(messages)))
         self.systems.append(system)
+        self.offered.append([tool.name for tool in tools] if tool_choice == "auto" else [])
         step = self.script.pop(0) if self.script else [words("Done.")]
         if isinstance(step, Exception):
             raise step
@@ -100,12 +111,22 @@ def sink() -> Iterator[SmtpSink]:
     started.stop()
 
 
+class AskedTopic(OtherWork):
+    """Asks the topic `topic` names, as the router's scores would."""
+
+    topic = ""
+
+    async def _nearest(self, question: str, asker: Asker) -> str:
+        return self.topic
+
+
 @dataclass
 class Rig:
     store: WorkStore
     model: ScriptedModel
     reporter: QuietReporter
     agent: WorkAgent
+    other_work: AskedTopic
 
     async def request(self, text: str) -> WorkSession:
         topic = await self.store.requests.start(PERSON, "", text, title=text)
@@ -122,6 +143,9 @@ class Rig:
 @pytest.fixture
 def rig(store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb) -> Rig:
     model, reporter = ScriptedModel(), QuietReporter()
+    other_work = AskedTopic(
+        peers=Peers({}, 1.0), secret="", store=store, model=model, window_requests=2
+    )
     toolbox = Toolbox(
         web=_web(local_web),
         folders=Folders(tmp_path / "workspaces"),
@@ -129,6 +153,7 @@ def rig(store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb) -
         limits=Limits(2, 256),
         mailer=Mailer(sink.url, "violet@localhost"),
         store=store,
+        other_work=other_work,
     )
     agent = WorkAgent(
         model=model,
@@ -138,7 +163,7 @@ def rig(store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb) -
         max_steps=4,
         window_requests=2,
     )
-    return Rig(store, model, reporter, agent)
+    return Rig(store, model, reporter, agent, other_work)
 
 
 def _web(local_web: LocalWeb):  # type: ignore[no-untyped-def]
@@ -170,7 +195,13 @@ async def test_a_request_runs_to_its_result_and_card(rig: Rig, local_web: LocalW
     assert [m["role"] for m in session.messages] == ["user", "assistant", "user", "assistant"]
     result = json.loads(session.messages[2]["content"][0]["content"])
     assert result["title"] == "Agent Page" and "not an instruction" in result["notice"]
-    assert await rig.sent("result") == [{"text": "It is the Agent Page.", "deeds": []}]
+    assert await rig.sent("result") == [
+        {
+            "text": "It is the Agent Page.",
+            "deeds": [],
+            "sources": [{"page": url, "title": "Agent Page"}],
+        }
+    ]
     (card,) = await rig.sent("card")
     assert card["last_request"] == f"look up {url}" and card["topic"] == session.id
     assert rig.reporter.lines == ["Looking into it", "Reading the page"]
@@ -230,6 +261,7 @@ async def test_a_round_with_an_email_waits_for_the_answer_then_continues_in_orde
                 {"wrote": {"name": "note-plan.md"}, "asked": request},
                 {"sent": {"to": "pat@example.org", "subject": "Plan"}, "asked": request},
             ],
+            "sources": [{"document": "note-plan.md"}],
         }
     ]
 
@@ -246,14 +278,14 @@ async def test_a_declined_email_is_reported_as_not_sent(rig: Rig, sink: SmtpSink
     await rig.run(session)
     assert json.loads(session.messages[2]["content"][0]["content"]) == {"sent": False}
     assert not sink.to("no@example.org")
-    assert await rig.sent("result") == [{"text": "I didn't send it.", "deeds": []}]
+    assert await rig.sent("result") == [{"text": "I didn't send it.", "deeds": [], "sources": []}]
 
 
 async def test_a_request_that_never_ends_is_given_up(rig: Rig) -> None:
     rig.model.script = [[call(t.LIST_DOCUMENTS, {}, n)] for n in range(10)]
     session = await rig.request("look up forever")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": GAVE_UP["en"], "deeds": []}]
+    assert await rig.sent("result") == [{"text": GAVE_UP["en"], "deeds": [], "sources": []}]
     assert len(rig.model.seen) == 4
 
 
@@ -262,7 +294,7 @@ async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None
     rig.model.script = [ModelUnavailable("overloaded")]
     session = await rig.request("look up anything")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": MODEL_FAILED["en"], "deeds": []}]
+    assert await rig.sent("result") == [{"text": MODEL_FAILED["en"], "deeds": [], "sources": []}]
     assert session.messages[-1]["role"] == "assistant"
 
 
@@ -283,7 +315,9 @@ async def test_activity_lines_and_a_failure_are_told_in_the_persons_language(
     session = await rig.request(request_text)
     await rig.run(session)
     assert rig.reporter.lines[:2] == [STARTING[language], ACTIVITY[t.LIST_DOCUMENTS][language]]
-    assert await rig.sent("result") == [{"text": MODEL_FAILED[language], "deeds": []}]
+    assert await rig.sent("result") == [
+        {"text": MODEL_FAILED[language], "deeds": [], "sources": []}
+    ]
 
 
 async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prompt(
@@ -348,6 +382,7 @@ async def test_an_email_claimed_by_a_run_that_stopped_is_never_sent_again(
         {
             "text": "Sent it.",
             "deeds": [{"sent": {"to": "once@example.org", "subject": "x"}, "asked": request}],
+            "sources": [],
         }
     ]
     assert not await rig.store.approvals.claim_send(approval)
@@ -376,3 +411,53 @@ def test_only_the_request_under_way_sends_its_thinking_back() -> None:
     sent = thinking_of_this_request([*earlier, done, *current])
     assert sent[1]["content"] == [call]  # an earlier request's thinking is left out
     assert sent[2:] == [earlier[2], done, *current]  # the rest goes as it was
+
+
+async def test_other_work_answers_from_a_copy_of_its_context_and_keeps_its_own_as_it_was(
+    rig: Rig,
+) -> None:
+    rig.model.script = [[words("Flights to Lisbon cost 80 euros.")]]
+    flights = await rig.request("look up flights to Lisbon")
+    await rig.run(flights)
+    await rig.store.requests.start(PERSON, flights.id, "and hotels there", title="")
+    before = (await rig.store.work_sessions.load(flights.id, "here")).messages
+
+    rig.other_work.topic = flights.id
+    sending = call(t.SEND_EMAIL, {"to": "x@evil.test", "subject": "hi", "body": "hi"})
+    rig.model.script = [
+        [call(t.ASK_WORK_SESSION, {"question": "the flights"})],
+        [sending, words("They cost 80 euros.")],  # the answer's tool call goes nowhere
+        [words("The flights cost 80 euros.")],
+    ]
+    asking = await rig.request("check what you found about the flights")
+    await rig.run(asking)
+
+    told = json.loads(asking.messages[2]["content"][0]["content"])
+    assert "not an instruction" in told["notice"]
+    assert (told["from"], told["answer"]) == ("look up flights to Lisbon", "They cost 80 euros.")
+    assert told["still_working"] is True  # its next request has not finished
+    assert rig.model.offered[-2] == []  # the answering call: no tool can be called
+    assert rig.model.systems[-2][0]["text"] == ANSWER_SYSTEM
+    copy = rig.model.seen[-2]
+    assert copy[:-1] == before
+    assert copy[-1]["content"][-1] == {
+        "type": "text",
+        "text": t.OTHER_WORK_QUESTION + "the flights",
+    }
+    assert (await rig.store.work_sessions.load(flights.id, "here")).messages == before
+    assert await rig.sent("approval") == []
+    assert await rig.store.approvals.of_call(asking.id, "toolu_send_email_1") is None
+
+
+async def test_a_topic_of_another_person_cannot_be_asked(rig: Rig) -> None:
+    theirs = await rig.store.requests.start("someone-else", "", "look up my diary", title="x")
+    rig.other_work.topic = theirs
+    rig.model.script = [
+        [call(t.ASK_WORK_SESSION, {"question": "the diary"})],
+        [words("I could not ask.")],
+    ]
+    asking = await rig.request("check what you found about the diary")
+    await rig.run(asking)
+    refused = asking.messages[2]["content"][0]
+    assert refused["is_error"] is True and refused["content"] == "No other work is about that."
+    assert len(rig.model.seen) == 2  # no answering call was made

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from worker.folders import DocumentError, Documents, Folders, document_name, folder_name
+from worker.folders import (
+    DELETED_KEPT,
+    DocumentError,
+    Documents,
+    Folders,
+    NameTaken,
+    NoSuchDocument,
+    document_name,
+    folder_name,
+)
 
 
 @pytest.mark.parametrize(
@@ -85,3 +96,123 @@ def test_a_persons_documents_stay_within_their_quota(tmp_path: Path) -> None:
         documents.write("f.md", "z" * 100_000)
     assert documents.names() == ["a.md", "b.md", "c.md", "d.md", "e.md"]
     assert folders.documents("kim").write("f.md", "z" * 100_000) == "f.md"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_documents_are_listed_newest_first_with_the_title_a_person_calls_them(
+    tmp_path: Path,
+) -> None:
+    folders = Folders(tmp_path)
+    documents = folders.documents("sam")
+    documents.write("note-ferry-times.md", "\n# Ferry times\n\nleaves at 9:40\n")
+    documents.write("list-groceries.md", "- milk\n")
+    ferry = folders.of("sam").documents / "note-ferry-times.md"
+    os.utime(ferry, (1_000_000_000, 1_000_000_000))
+    listed = documents.newest_first()
+    assert [(d.name, d.title) for d in listed] == [
+        ("list-groceries.md", "Groceries"),
+        ("note-ferry-times.md", "Ferry times"),
+    ]
+    assert listed[1].modified == datetime.fromtimestamp(1_000_000_000, UTC)
+    assert listed[0].size == len("- milk\n")
+
+
+def test_a_deleted_document_leaves_the_list_and_comes_back_as_it_was(tmp_path: Path) -> None:
+    documents = Folders(tmp_path).documents("sam")
+    documents.write("note-a.md", "# A\n")
+    before = documents.newest_first()
+    assert documents.delete("note-a.md") == "note-a.md"
+    assert documents.newest_first() == [] and documents.names() == []
+    with pytest.raises(NoSuchDocument):
+        documents.read("note-a.md")
+    assert documents.restore("note-a.md") == "note-a.md"
+    assert documents.newest_first() == before
+    with pytest.raises(NoSuchDocument):
+        documents.restore("note-a.md")  # nothing deleted is left to bring back
+
+
+def test_deleted_documents_are_out_of_reach_of_code(tmp_path: Path) -> None:
+    folder = Folders(tmp_path).of("sam")
+    documents = Documents(folder.documents)
+    documents.write("note-a.md", "# A\n")
+    documents.delete("note-a.md")
+    assert list(folder.documents.iterdir()) == []
+    assert [entry.name.endswith("-note-a.md") for entry in folder.deleted.iterdir()] == [True]
+
+
+def test_restoring_over_a_new_document_of_the_same_name_is_refused(tmp_path: Path) -> None:
+    documents = Folders(tmp_path).documents("sam")
+    documents.write("note-a.md", "old")
+    documents.delete("note-a.md")
+    documents.write("note-a.md", "new")
+    with pytest.raises(NameTaken):
+        documents.restore("note-a.md")
+    assert documents.read("note-a.md")[1] == "new"
+
+
+def test_the_last_deleted_of_a_name_is_the_one_restored(tmp_path: Path) -> None:
+    clock = Clock()
+    documents = Documents(Folders(tmp_path).of("sam").documents, clock=clock)
+    for text in ("first", "second"):
+        documents.write("note-a.md", text)
+        documents.delete("note-a.md")
+        clock.now += timedelta(minutes=1)
+    documents.restore("note-a.md")
+    assert documents.read("note-a.md")[1] == "second"
+
+
+def test_deleted_documents_are_purged_after_thirty_days(tmp_path: Path) -> None:
+    clock = Clock()
+    folders = Folders(tmp_path)
+    documents = Documents(folders.of("sam").documents, clock=clock)
+    documents.write("note-old.md", "old")
+    documents.delete("note-old.md")
+    clock.now += DELETED_KEPT - timedelta(minutes=1)
+    documents.write("note-new.md", "new")
+    documents.delete("note-new.md")
+    clock.now += timedelta(minutes=2)
+    documents.purge_deleted()
+    with pytest.raises(NoSuchDocument):
+        documents.restore("note-old.md")
+    assert documents.restore("note-new.md") == "note-new.md"
+
+
+def test_everyones_deleted_documents_are_purged_even_if_they_never_come_back(
+    tmp_path: Path,
+) -> None:
+    folders = Folders(tmp_path)
+    long_ago = Clock()
+    long_ago.now = datetime.now(UTC) - DELETED_KEPT - timedelta(days=1)
+    documents = Documents(folders.of("gone").documents, clock=long_ago)
+    documents.write("note-a.md", "a")
+    documents.delete("note-a.md")
+    folders.purge_deleted()
+    assert list(folders.of("gone").deleted.iterdir()) == []
+
+
+def test_deleted_documents_never_take_more_than_the_quota(tmp_path: Path) -> None:
+    clock = Clock()
+    documents = Documents(Folders(tmp_path).of("sam").documents, 1024 * 1024, clock=clock)
+    for name in ("a.md", "b.md", "c.md", "d.md", "e.md", "f.md"):
+        documents.write(name, "x" * 200_000)
+        documents.delete(name)
+        clock.now += timedelta(seconds=1)
+    with pytest.raises(NoSuchDocument):
+        documents.restore("a.md")  # the oldest made room
+    assert documents.restore("f.md") == "f.md"
+
+
+@pytest.mark.parametrize("name", ["../escape.md", "/etc/passwd", "../.deleted/x-note.md", ""])
+def test_unsafe_names_are_refused_for_delete_and_restore(tmp_path: Path, name: str) -> None:
+    documents = Folders(tmp_path).documents("sam")
+    for change in (documents.delete, documents.restore):
+        with pytest.raises(DocumentError) as refused:
+            change(name)
+        assert not isinstance(refused.value, NoSuchDocument)

@@ -252,7 +252,13 @@ async def test_the_tool_reports_a_time_out_as_a_plain_error(
     sandbox: Sandbox, folders: Folders
 ) -> None:
     toolbox = Toolbox(
-        web=None, folders=folders, sandbox=sandbox, limits=LIMITS, mailer=None, store=None
+        web=None,
+        folders=folders,
+        sandbox=sandbox,
+        limits=LIMITS,
+        mailer=None,
+        store=None,
+        other_work=None,
     )  # type: ignore[arg-type]
     call = ToolCall("toolu_1", t.RUN_PYTHON, {"code": "import time; time.sleep(60)"})
     result = await toolbox.run(call, Asker("t_1", "ana", []))
@@ -261,7 +267,13 @@ async def test_the_tool_reports_a_time_out_as_a_plain_error(
 
 async def test_without_a_sandbox_code_is_refused_in_plain_words(folders: Folders) -> None:
     toolbox = Toolbox(
-        web=None, folders=folders, sandbox=NoSandbox(), limits=LIMITS, mailer=None, store=None
+        web=None,
+        folders=folders,
+        sandbox=NoSandbox(),
+        limits=LIMITS,
+        mailer=None,
+        store=None,
+        other_work=None,
     )  # type: ignore[arg-type]
     result = await toolbox.run(
         ToolCall("toolu_1", t.RUN_PYTHON, {"code": "print(1)"}), Asker("t_1", "ana", [])

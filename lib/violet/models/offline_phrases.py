@@ -110,6 +110,29 @@ REMEMBERED = {
     "fr": "Voici ce dont je me souviens : ",
     "de": "Das weiß ich noch: ",
 }
+# A question about what Violet told: the record quoted with its day, then where it came from.
+TOLD_BEFORE = {
+    "en": 'On {day} I told you: "{text}"',
+    "pt": 'Em {day} eu disse a você: "{text}"',
+    "es": 'El {day} te dije: "{text}"',
+    "fr": "Le {day}, je vous ai dit : « {text} »",
+    "de": "Am {day} habe ich Ihnen gesagt: „{text}“",
+}
+TOLD_FROM = {
+    "en": " That came from {source}.",
+    "pt": " Isso veio de {source}.",
+    "es": " Eso venía de {source}.",
+    "fr": " Cela venait de {source}.",
+    "de": " Das stammte von {source}.",
+}
+NOT_TOLD = {
+    "en": "I can't find that among what I told you. Could you tell me a bit more about it?",
+    "pt": "Não encontro isso no que eu disse a você. Pode me contar um pouco mais?",
+    "es": "No lo encuentro entre lo que te dije. ¿Me cuentas un poco más?",
+    "fr": "Je ne le retrouve pas dans ce que je vous ai dit. Pouvez-vous m'en dire un peu plus ?",
+    "de": "Das finde ich nicht unter dem, was ich Ihnen gesagt habe. "
+    "Können Sie mir etwas mehr dazu sagen?",
+}
 START_FAILED = {
     "en": "I couldn't start on that just now. Please try again in a moment.",
     "pt": "Não consegui começar isso agora. Tente de novo daqui a pouco.",

@@ -116,12 +116,13 @@ READING_FAILED: Template = {
     "fr": "Je n'ai pas pu lire « {title} » : {why}",
     "de": "Ich konnte „{title}“ nicht lesen: {why}",
 }
+# Where to open it: the Documents of the web page and of `violet chat`.
 WROTE: Template = {
-    "en": 'I wrote {kind} "{title}" and put it in your documents.',
-    "pt": 'Escrevi {kind} "{title}" e coloquei nos seus documentos.',
-    "es": 'Escribí {kind} "{title}" y ya está en tus documentos.',
-    "fr": "J'ai écrit {kind} « {title} » ; c'est dans vos documents.",
-    "de": "Ich habe {kind} „{title}“ geschrieben und zu Ihren Dokumenten gelegt.",
+    "en": 'I wrote {kind} "{title}"; you\'ll find it under Documents.',
+    "pt": 'Escrevi {kind} "{title}"; você encontra em Documentos.',
+    "es": 'Escribí {kind} "{title}"; está en Documentos.',
+    "fr": "J'ai écrit {kind} « {title} » ; à retrouver dans Documents.",
+    "de": "Ich habe {kind} „{title}“ geschrieben; zu finden unter Dokumente.",
 }
 WRITING_FAILED: Template = {
     "en": 'I couldn\'t write {kind} "{title}": {why}',
@@ -190,6 +191,44 @@ SEARCH_FAILED: Template = {
     "de": "Ich konnte nicht nach „{query}“ suchen: {why}",
 }
 
+# Another task's question, answered from the work asked: what it found, or that it has nothing.
+FOUND_SO_FAR: Template = {
+    "en": 'It found: "{quote}"',
+    "pt": 'Encontrou isto: "{quote}"',
+    "es": 'Encontró esto: "{quote}"',
+    "fr": "Voici ce qu'il a trouvé : « {quote} »",
+    "de": "Gefunden wurde: „{quote}“",
+}
+NOTHING_FOUND_YET: Template = {
+    "en": "It has found nothing on that yet.",
+    "pt": "Ainda não encontrou nada sobre isso.",
+    "es": "Todavía no ha encontrado nada sobre eso.",
+    "fr": "Il n'a encore rien trouvé à ce sujet.",
+    "de": "Dazu wurde noch nichts gefunden.",
+}
+# That answer, told by the work that asked: information from the other work, in its words.
+OTHER_WORK_ANSWERED: Template = {
+    "en": 'I asked your other work, "{source}". {answer}',
+    "pt": 'Perguntei ao seu outro pedido, "{source}". {answer}',
+    "es": 'Pregunté a tu otra petición, "{source}". {answer}',
+    "fr": "J'ai demandé à votre autre demande, « {source} ». {answer}",
+    "de": "Ich habe bei Ihrer anderen Anfrage „{source}“ nachgefragt. {answer}",
+}
+OTHER_WORK_UNDER_WAY: Template = {
+    "en": " That work is still under way.",
+    "pt": " Esse pedido ainda está em andamento.",
+    "es": " Esa petición todavía está en curso.",
+    "fr": " Cette demande est encore en cours.",
+    "de": " Diese Anfrage läuft noch.",
+}
+ASK_FAILED: Template = {
+    "en": "I couldn't get an answer from your other work: {why}",
+    "pt": "Não consegui uma resposta do seu outro pedido: {why}",
+    "es": "No conseguí una respuesta de tu otra petición: {why}",
+    "fr": "Je n'ai pas pu obtenir de réponse de votre autre demande : {why}",
+    "de": "Von Ihrer anderen Anfrage habe ich keine Antwort bekommen: {why}",
+}
+
 # Reasons, each the clause after a colon. The worker's own refusals come in English; the ones
 # known here are told in the person's language, any other stays as the tool gave it.
 REASONS: Mapping[str, Template] = {
@@ -246,6 +285,24 @@ REASONS: Mapping[str, Template] = {
         "es": "la búsqueda en la web no está configurada aquí.",
         "fr": "la recherche sur le web n'est pas configurée ici.",
         "de": "die Websuche ist hier nicht eingerichtet.",
+    },
+    "no other work is about that.": {
+        "pt": "nenhum outro pedido trata disso.",
+        "es": "ninguna otra petición trata de eso.",
+        "fr": "aucune autre demande ne porte là-dessus.",
+        "de": "keine andere Anfrage handelt davon.",
+    },
+    "the other work could not be reached just now.": {
+        "pt": "não foi possível falar com o outro pedido agora.",
+        "es": "no se pudo llegar a la otra petición ahora mismo.",
+        "fr": "l'autre demande est injoignable pour le moment.",
+        "de": "die andere Anfrage war gerade nicht erreichbar.",
+    },
+    "the other work could not answer just now.": {
+        "pt": "o outro pedido não conseguiu responder agora.",
+        "es": "la otra petición no pudo responder ahora mismo.",
+        "fr": "l'autre demande n'a pas pu répondre pour le moment.",
+        "de": "die andere Anfrage konnte gerade nicht antworten.",
     },
     "the search did not answer just now.": {
         "pt": "a pesquisa não respondeu agora.",

@@ -17,6 +17,7 @@ from violet.models import offline_reports as r
 from violet.models import tools as t
 from violet.models.base import Tier
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage, TextBlock, ToolUseBlock
+from violet.models.offline_asking import answer_asked
 from violet.models.offline_structured import facts
 from violet.models.offline_text import (
     block_text,
@@ -30,7 +31,8 @@ from violet.models.offline_text import (
     strip_lead,
 )
 from violet.statements import states
-from violet.text import title_from_file_name
+from violet.text import document_title
+from violet.told import asks_what_was_told
 
 WORK_VERB = re.compile(
     r"^(?:look up|find|check|research|plan|remind me|fetch|calculate|write|send)\b", re.IGNORECASE
@@ -67,6 +69,13 @@ _SEARCH_VERB = re.compile(
     r"^(?:look up|find out|find|check|research|fetch|plan|remind me)\b\s*(?:about\b|for\b)?\s*",
     re.IGNORECASE,
 )
+# A request for what other work of the person's found: `check what you found about X`, `ask
+# what we know about X`.
+_ASK_OTHER_WORK = re.compile(
+    r"^(?:check|ask|find out)\s+what\s+(?:you|we|i)\s+(?:have\s+)?(?:found|know|learned)"
+    r"(?:\s+out)?\s+(?:about|on|for)\s+(?P<question>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
 _PROMISE_LINE = re.compile(r"^-\s*(promise|approval)\s+(\S+?):\s*(.*)$", re.IGNORECASE)
 _UPDATE_SPLIT = re.compile(r"(?im)^\s*\[update\]\s*")
 # Yes and no in each language Violet follows (`violet.language`).
@@ -99,6 +108,9 @@ def respond(
     turn = last_turn(messages)
     language = person_language(messages)
     if tier == "work":
+        asked = t.question_from_other_work(messages)
+        if asked is not None:
+            return [_text(answer_asked(asked, messages, language))]
         if turn.text is None:
             return [_text(work_result(turn, language))]
         return work_step(turn.text, offered, ids)
@@ -198,6 +210,8 @@ def answer_person(
             promise = shorten(squash(words).rstrip("?.! "), 80)
             blocks.append(ids.call(t.RECORD_PROMISE, {"text": promise}))
         return blocks
+    if asks_what_was_told(words):
+        return [_text(told_answer(words, system, language))]
     if _MEMORY_QUESTION.match(words):
         return [_text(recall_answer(words, system, language))]
     if facts(text):
@@ -264,6 +278,35 @@ def recall_answer(asked: str, system: str, language: str = "en") -> str:
     return f'{phrase(say.REMEMBERED, language)}"{best}".'
 
 
+_TOLD_LINE = re.compile(
+    r"^-\s*On (?P<day>\S+) you told them: (?P<text>.*?)(?: \[from: (?P<source>.*)\])?$"
+)
+
+
+def told_answer(asked: str, system: str, language: str = "en") -> str:
+    """Quotes what Violet told before that shares most words with the question (the first
+    recalled, memory's best, among equals), with its day and where it came from. Only told
+    records answer: never what Violet remembers about the person."""
+    records = [
+        found
+        for line in t.section(system, t.TOLD_HEADING)
+        if (found := _TOLD_LINE.match(line)) is not None
+    ]
+    if not records:
+        if t.memory_unchecked(system):
+            return phrase(say.CANT_CHECK, language)
+        return phrase(say.NOT_TOLD, language)
+    wanted = content_words(asked)
+    best = max(
+        enumerate(records),
+        key=lambda pair: (len(wanted & content_words(pair[1]["text"])), -pair[0]),
+    )[1]
+    answer = phrase(say.TOLD_BEFORE, language).format(day=best["day"], text=best["text"])
+    if best["source"]:
+        answer += phrase(say.TOLD_FROM, language).format(source=best["source"])
+    return answer
+
+
 def told(item: str) -> list[str]:
     """The sentences of a remembered item that tell something: an earlier question, a request
     to Violet, or words denied, reported or supposed answer nothing."""
@@ -323,6 +366,9 @@ def plan(words: str) -> tuple[str, JsonObject]:
     url = _URL.search(words)
     if url:
         return t.FETCH_PAGE, {"url": url.group(0).rstrip(".,;:!?")}
+    other = _ASK_OTHER_WORK.match(words)
+    if other:
+        return t.ASK_WORK_SESSION, {"question": squash(other.group("question")).rstrip("?.!")}
     named = _DOCUMENT_NAME.search(words)
     if named:
         return t.READ_DOCUMENT, {"name": named.group("name").strip()}
@@ -389,14 +435,6 @@ def _is_heading(line: str) -> bool:
     return line.startswith("#") or (
         len(line.split()) <= _HEADING_MAX_WORDS and not _ENDS_SENTENCE.search(line)
     )
-
-
-def document_title(name: str, text: str = "") -> str:
-    """What a person calls a document: its heading, else its name without kind and suffix."""
-    heading = next((line for line in text.splitlines() if line.strip()), "").strip()
-    if heading.startswith("#"):
-        return squash(heading.lstrip("# ")) or name
-    return title_from_file_name(name)
 
 
 def _document_kind(name: str) -> str:
@@ -501,6 +539,21 @@ def _search_report(tool_input: JsonObject, result: str, failed: bool, language: 
     return r.report(r.FOUND, language, query=query, title=title, where=where, ending=ending)
 
 
+def _ask_report(tool_input: JsonObject, result: str, failed: bool, language: str) -> str:
+    answer = json_object(result)
+    if failed or answer is None:
+        return r.report(r.ASK_FAILED, language, why=r.reason_in(why(result), language))
+    told = r.report(
+        r.OTHER_WORK_ANSWERED,
+        language,
+        source=squash(str(answer.get("from") or "")),
+        answer=squash(str(answer.get("answer") or "")),
+    )
+    return told + (
+        r.report(r.OTHER_WORK_UNDER_WAY, language) if answer.get("still_working") else ""
+    )
+
+
 _REPORTS = {
     t.FETCH_PAGE: _page_report,
     t.RUN_PYTHON: _python_report,
@@ -508,4 +561,5 @@ _REPORTS = {
     t.READ_DOCUMENT: _reading_report,
     t.SEND_EMAIL: _email_report,
     t.WEB_SEARCH: _search_report,
+    t.ASK_WORK_SESSION: _ask_report,
 }

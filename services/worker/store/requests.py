@@ -4,16 +4,15 @@ once per key."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
 from worker.store.work_sessions import WorkSessions
-from worker.tables import work_requests, work_sessions
+from worker.tables import work_requests
 
 RequestStatus = Literal["pending", "running", "waiting", "done"]
 
@@ -28,17 +27,6 @@ class Request:
     steps: int
     trace_id: str | None = None
     span_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A request as another work session sees it: what was asked and what came of it."""
-
-    work_session_id: str
-    title: str
-    request: str
-    outcome: str
-    at: datetime
 
 
 def _request(row: Any) -> Request:
@@ -152,35 +140,6 @@ class Requests:
                 .order_by(work_requests.c.id)
             )
             return [(row.text, row.outcome or "") for row in rows]
-
-    async def others_finished(self, person: str, besides: str) -> list[Finished]:
-        """The newest finished request of each of the person's other work sessions."""
-        newest = (
-            select(work_requests.c.session_id, func.max(work_requests.c.id).label("last"))
-            .where(work_requests.c.person == person)
-            .where(work_requests.c.session_id != besides)
-            .where(work_requests.c.status == "done")
-            .group_by(work_requests.c.session_id)
-            .subquery()
-        )
-        async with self._database() as db:
-            rows = await db.execute(
-                select(
-                    work_requests.c.session_id,
-                    work_sessions.c.title,
-                    work_requests.c.text,
-                    work_requests.c.outcome,
-                    work_requests.c.finished_at,
-                )
-                .join(newest, newest.c.last == work_requests.c.id)
-                .join(work_sessions, work_sessions.c.id == work_requests.c.session_id)
-                .where(work_sessions.c.person == person)
-                .order_by(work_requests.c.finished_at.desc())
-            )
-            return [
-                Finished(r.session_id, r.title, r.text, r.outcome or "", r.finished_at)
-                for r in rows
-            ]
 
     @staticmethod
     async def change(tx: AsyncSession, request_id: int, **values: Any) -> None:

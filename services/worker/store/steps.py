@@ -105,16 +105,19 @@ class Steps:
         deeds: list[JsonObject],
         card: JsonObject,
         closing: list[ModelMessage],
+        sources: list[JsonObject] | None = None,
     ) -> None:
         """Ends the request: its closing messages, its outcome, the result (with what Violet did,
-        as `violet.v1.Deed` JSON objects) and the card to send."""
+        as `violet.v1.Deed` JSON objects, and where it came from, as `violet.v1.Source` ones) and
+        the card to send."""
         async with self._database() as tx, tx.begin():
             if closing:
                 await self._work_sessions.append(tx, work_session, closing, request.id)
             await self._requests.change(
                 tx, request.id, status="done", outcome=outcome, finished_at=self._clock()
             )
-            result = Send("result", f"result:{request.id}", {"text": outcome, "deeds": deeds})
+            payload = {"text": outcome, "deeds": deeds, "sources": sources or []}
+            result = Send("result", f"result:{request.id}", payload)
             # The card goes before the result, so that a request the person makes on reading the
             # result is routed with the topic as it now stands.
             await self._outbox.enqueue(tx, work_session, Send("card", "", card))

@@ -50,6 +50,15 @@ class WorkSession:
     messages: list[ModelMessage] = field(default_factory=list)
 
 
+async def _messages(db: AsyncSession, work_session_id: str) -> list[ModelMessage]:
+    contents = await db.scalars(
+        select(work_messages.c.content)
+        .where(work_messages.c.session_id == work_session_id)
+        .order_by(work_messages.c.position)
+    )
+    return [json.loads(content) for content in contents]
+
+
 class WorkSessions:
     def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock) -> None:
         self._database = database
@@ -112,12 +121,25 @@ class WorkSessions:
             row = (
                 await tx.execute(select(work_sessions).where(work_sessions.c.id == work_session_id))
             ).one()
-            contents = await tx.scalars(
-                select(work_messages.c.content)
-                .where(work_messages.c.session_id == work_session_id)
-                .order_by(work_messages.c.position)
-            )
-            messages = [json.loads(content) for content in contents]
+            messages = await _messages(tx, work_session_id)
+        return WorkSession(
+            row.id, row.person, row.title, row.version, json.loads(row.held_results), messages
+        )
+
+    async def read(self, person: str, work_session_id: str) -> WorkSession | None:
+        """The person's work session as stored, to read only: neither loaded nor leased, so it
+        may be running elsewhere. None when it is not the person's, whoever's it is."""
+        async with self._database() as db:
+            row = (
+                await db.execute(
+                    select(work_sessions)
+                    .where(work_sessions.c.id == work_session_id)
+                    .where(work_sessions.c.person == person)
+                )
+            ).one_or_none()
+            if row is None:
+                return None
+            messages = await _messages(db, work_session_id)
         return WorkSession(
             row.id, row.person, row.title, row.version, json.loads(row.held_results), messages
         )

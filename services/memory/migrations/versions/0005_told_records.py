@@ -1,0 +1,25 @@
+"""captured turns carry what Violet told, and where it came from
+
+Revision ID: 0005
+Revises: 0004
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("captured_turns", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("told", sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column("told_sources", sa.JSON(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("captured_turns", schema=None) as batch_op:
+        batch_op.drop_column("told_sources")
+        batch_op.drop_column("told")
