@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from memory.queries import RecentQueries
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
 from memory.store import TOLD, Item, MemoryStore, MemoryVersion
+from memory.told import fits
 from violet.told import may_recall_told
 from violet.vectors import StoredVectors, VectorStore
 
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 
 # People whose ranking index stays in memory; the least recently recalled go first.
 CACHED_PEOPLE = 256
+# Told records ranked before the kind a question names puts some of them first.
+TOLD_CONSIDERED = 6
 # The best this many are ordered first; the rest only when those run out.
 _FIRST_BEST = 32
 # Memories readied ahead of a recall (`Recaller.prepare`): how many load at once, and how many
@@ -210,7 +213,8 @@ class Recaller:
                     scores = await asyncio.to_thread(
                         index.ranking.scores, RecallQuery(query, vector)
                     )
-                    return _best(index, scores, k, told)
+                    items, records = _best(index, scores, k, told and TOLD_CONSIDERED)
+                    return items, _fitting_first(query, records)[:told]
             index = await asyncio.shield(self._update(person))
         return [], []
 
@@ -302,6 +306,12 @@ def _best(
         covered.update((item.id, *item.turn_items))
         covered.update(index.facts_of_turn.get(item.id, ()))
     return chosen, chosen_told
+
+
+def _fitting_first(question: str, records: list[Recalled]) -> list[Recalled]:
+    """Told records of the kind the question names (a page, a document, a sum) first, each
+    group best first."""
+    return sorted(records, key=lambda r: not fits(question, r.item))
 
 
 def _best_first(

@@ -54,6 +54,14 @@ class Recollection:
 
     remembered: list[str] = field(default_factory=list)
     told: list[str] = field(default_factory=list)
+    # The told records' own words, without date and source.
+    told_texts: list[str] = field(default_factory=list)
+
+    def repeated_in(self, answer: str) -> bool:
+        """Whether the answer repeats what memory gave: no new telling, so not kept as told."""
+        said = " ".join(answer.split()).casefold()
+        given = [*self.remembered, *self.told_texts]
+        return any(" ".join(text.split()).casefold() in said for text in given if text.strip())
 
 
 class MemoryClient:
@@ -113,7 +121,11 @@ class MemoryClient:
             span.set_attribute("violet.recall.items", len(items))
             span.set_attribute("violet.recall.told", len(told))
             span.set_attribute("violet.recall.scores", [round(item.score, 4) for item in items])
-            return Recollection([item.text for item in items], [_told_line(r) for r in told])
+            return Recollection(
+                [item.text for item in items],
+                [_told_line(r) for r in told],
+                [r.text for r in told],
+            )
 
     @staticmethod
     def _missed(span: trace.Span, error: grpc.aio.AioRpcError, tries: int) -> None:

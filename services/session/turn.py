@@ -168,6 +168,8 @@ class MainSession:
                     conversation, identity, prompt(carried), keys, language, update
                 )
                 said = Answer(said.text, said.remember, roll_over=True, told=said.told)
+        if recollection.repeated_in(said.told):
+            said = Answer(said.text, said.remember, said.roll_over)
         return await self._with_notices(identity.person, said, language)
 
     async def _with_notices(self, person: str, said: Answer, language: str) -> Answer:

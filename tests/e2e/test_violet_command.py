@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.stack import SERVICES
+from tests.support.waiting import eventually_blocking
 from violet_cli.run import free_port
+from worker.folders import folder_name
 
 VIOLET = str(Path(sys.executable).parent / "violet")
 
@@ -141,6 +143,43 @@ def test_chat_keeps_commands_to_itself_and_asks_before_forgetting_everything(
     )
     said = [line for line in again.stdout.splitlines() if line.startswith("you: ")]
     assert said == ["you: my cat is called Miso"]
+
+
+def test_chat_lists_opens_saves_deletes_and_brings_back_documents(
+    running: subprocess.Popen[str], environment: dict[str, str], tmp_path: Path
+) -> None:
+    assert running.stdout is not None
+    running.stdout.readline()  # ready
+    subprocess.run(
+        [VIOLET, "chat", "--person", "lee"],
+        input="write a note about ferry times: leaves at 9:40\n",
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    documents = Path(environment["VIOLET_HOME"]) / "workspaces" / folder_name("lee") / "documents"
+    eventually_blocking(lambda: list(documents.glob("*.md")), "the note", timeout_s=60)
+
+    typed = "/documents\n/open 1\n/save 1 ferry.md\n/delete 1\n/undo\n/documents\n"
+    chat = subprocess.run(
+        [VIOLET, "chat", "--person", "lee"],
+        input=typed,
+        env=environment,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert chat.returncode == 0, chat.stderr
+    listed = "1. Ferry times (note-about-ferry-times.md)"
+    shown = chat.stdout
+    assert listed in shown and "leaves at 9:40" in shown
+    assert "leaves at 9:40" in (tmp_path / "ferry.md").read_text()
+    assert 'Deleted "Ferry times"' in shown
+    assert "Violet hasn't written any documents for you yet." in shown
+    assert listed in shown.rpartition("/undo")[2]  # back after the undo
 
 
 def test_token_prints_a_device_token_and_with_internal_an_internal_one(

@@ -1,5 +1,6 @@
 """The gateway's web page in a real headless browser: sign in (with a code, or through the
-identity provider), chat, the memory page, and the page of the person's own Anthropic key."""
+identity provider), chat, the memory page, the documents, and the page of the person's own
+Anthropic key."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 PHONE_SIZE = (390, 844)
 WAIT_S = 20.0
 FACT_WAIT_S = 30.0
+RESULT_WAIT_S = 60.0
 # The one key the local Messages API takes from a person; any other it refuses.
 GOOD_KEY = "sk-ant-a-person-s-own-key-Wx7z"
 
@@ -168,6 +170,71 @@ def test_a_person_chats_and_forgets_a_fact_in_the_browser(browser: Any, tmp_path
         wait_for(browser, lambda: css(browser, "#code")[0].is_displayed())
         assert css(browser, "#sign-in-problem")[0].text
         assert browser.execute_script("return localStorage.getItem('violet.token')") is None
+
+
+def document_row(driver: Any, title: str) -> Any:
+    return next(iter(row for row in css(driver, "#document-list li") if title in row.text), None)
+
+
+def test_a_person_opens_saves_deletes_and_brings_back_a_document_in_the_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    with running_stack(tmp_path / "home", "sqlite") as stack:
+        browser.get(stack.http_url + "/")
+        sign_in(browser, stack.token("ada"))
+        say(browser, "write a note about ferry times: leaves at 9:40")
+        told = wait_for(
+            browser,
+            lambda: next(
+                (t for t in texts(browser, ".messages .from-violet .text") if "Documents" in t),
+                None,
+            ),
+            RESULT_WAIT_S,
+        )
+        assert "Ferry times" in told  # the result says where to find it
+
+        css(browser, "#show-documents")[0].click()
+        row = wait_for(browser, lambda: document_row(browser, "Ferry times"))
+        assert "Changed" in row.text
+        row.find_element("css selector", "button").click()  # Open
+        wait_for(browser, lambda: "leaves at 9:40" in css(browser, "#document-text")[0].text)
+        assert css(browser, "#document-title")[0].text == "Ferry times"
+        assert not css(browser, "#document-list")[0].is_displayed()
+
+        downloads = tmp_path / "downloads"
+        browser.execute_cdp_cmd(
+            "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
+        )
+        css(browser, "#document-download")[0].click()
+        [saved] = wait_for(browser, lambda: list(downloads.glob("*.md")))
+        assert saved.name.startswith("note-") and "leaves at 9:40" in saved.read_text()
+
+        css(browser, "#document-delete")[0].click()
+        wait_for(browser, lambda: not css(browser, "#document-view")[0].is_displayed())
+        wait_for(browser, lambda: document_row(browser, "Ferry times") is None)
+        assert "Ferry times" in css(browser, "#document-undo-text")[0].text
+        css(browser, "#document-undo-button")[0].click()
+        wait_for(browser, lambda: document_row(browser, "Ferry times"))
+        assert not css(browser, "#document-undo")[0].is_displayed()
+
+        # What Violet told is its own part of the memory page, each forgettable with an undo.
+        css(browser, "#show-memory")[0].click()
+        wait_for(browser, lambda: css(browser, "#memory-note")[0].text)
+        assert css(browser, "#told-part")[0].is_displayed() == bool(css(browser, "#told li"))
+        told_item = {
+            "item": "t1",
+            "text": "The ferry leaves at 9:40.",
+            "source": "Ferry times",
+            "at": "2025-03-01T12:00:00Z",
+        }
+        browser.execute_script(
+            "receive({type: 'memory', items: [], told: [arguments[0]]})", told_item
+        )
+        [told_row] = css(browser, "#told li")
+        assert css(browser, "#told-title")[0].text == "What I told you"
+        assert "Violet told you this, from “Ferry times”" in told_row.text
+        told_row.find_element("css selector", "button").click()
+        assert "The ferry leaves at 9:40." in css(browser, "#undo-text")[0].text
 
 
 def visible(driver: Any, selector: str) -> Any:

@@ -64,7 +64,12 @@ async def test_a_told_record_never_answers_a_question_about_the_person(memory: M
 
 
 async def test_stock_replies_are_not_kept_as_told(memory: Memory) -> None:
-    await captured(memory, "ann", answered("thanks", 1, "I'm on it!"), told("Got it.", 3))
+    await captured(
+        memory,
+        "ann",
+        answered("thanks", 1, "I'm on it!"),
+        answered("hello", 3, "Good to hear from you! Let me know if I can help with something."),
+    )
     assert (await memory.page.listed("ann")).told == []
 
 

@@ -1,5 +1,5 @@
-// Violet in a browser: the chat, the memory page and the key page, spoken over the phone
-// protocol only.
+// Violet in a browser: the chat, the memory page, the documents and the key page, spoken over
+// the phone protocol only.
 "use strict";
 
 const TOKEN_KEY = "violet.token";
@@ -21,6 +21,8 @@ const state = {
   retryMs: 500,
   view: "chat",
   lastForgotten: null,
+  openDocument: null, // the document shown: its name, title and text
+  lastDeleted: null,
   signingOut: false,
   provider: null, // where and as which client to sign in, when the gateway has a provider
 };
@@ -47,6 +49,7 @@ function askToSignIn(problem) {
   el("nav").hidden = true;
   el("chat").hidden = true;
   el("memory").hidden = true;
+  el("documents").hidden = true;
   el("key").hidden = true;
   el("sign-in").hidden = false;
   el("sign-in-problem").textContent = problem || "";
@@ -203,7 +206,9 @@ function receive(frame) {
     message: showMessage,
     ack: (f) => state.unsent.delete(f.id),
     activity: (f) => { el("activity").textContent = f.text; },
-    memory: (f) => showMemories(f.items),
+    memory: (f) => showMemories(f.items, f.told),
+    documents: (f) => showDocuments(f.items),
+    document: showDocument,
     account: showAccount,
     error: showError,
   };
@@ -217,6 +222,7 @@ function welcomed() {
   setConnection("");
   resendUnsent();
   if (state.view === "memory") send({ type: "memory.list" });
+  if (state.view === "documents") send({ type: "documents.list" });
   if (state.view === "key") {
     checking(false);
     send({ type: "account.show" });
@@ -238,7 +244,8 @@ function showError(frame) {
     setTimeout(resendUnsent, RESEND_AFTER_MS);
   }
   if (state.view === "key") checking(false);
-  const where = { memory: "memory-problem", key: "key-problem" }[state.view] || "chat-problem";
+  const problems = { memory: "memory-problem", documents: "documents-problem", key: "key-problem" };
+  const where = problems[state.view] || "chat-problem";
   el(where).textContent = frame.text;
 }
 
@@ -288,14 +295,22 @@ function sayOnEnter(event) {
 
 // The memory page
 
-function showMemories(items) {
+function showMemories(items, told) {
   el("memory-problem").textContent = "";
-  const list = el("memories");
-  list.replaceChildren(...items.map(memoryRow));
+  el("memories").replaceChildren(...items.map(memoryRow));
+  el("told").replaceChildren(...told.map(memoryRow));
+  el("told-part").hidden = told.length === 0;
   el("memory-note").textContent = items.length
     ? `${items.length} ${items.length === 1 ? "thing" : "things"} remembered.`
     : "Nothing remembered yet. Things you tell Violet about yourself show up here.";
-  el("forget-all").disabled = items.length === 0;
+  el("forget-all").disabled = items.length === 0 && told.length === 0;
+}
+
+// Where a memory came from: the person, Violet's own doing, or what she told them.
+function memoryFrom(memory) {
+  if (memory.origin === "you") return "You said this";
+  if (memory.origin === "violet") return "Violet found this out";
+  return memory.source ? `Violet told you this, from “${memory.source}”` : "Violet told you this";
 }
 
 function memoryRow(memory) {
@@ -305,7 +320,7 @@ function memoryRow(memory) {
   text.textContent = memory.text;
   const origin = document.createElement("p");
   origin.className = "origin";
-  const from = memory.origin === "you" ? "You said this" : "Violet found this out";
+  const from = memoryFrom(memory);
   const at = document.createElement("time");
   at.dateTime = memory.at;
   at.textContent = when.format(new Date(memory.at));
@@ -357,6 +372,104 @@ function forgetAll() {
   state.lastForgotten = null;
   el("undo").hidden = true;
   closeForgetAll();
+}
+
+// The documents: what Violet wrote for the person, newest first; each opens as plain text, can
+// be saved as a file, and deleted with an undo.
+
+function showDocuments(items) {
+  el("documents-problem").textContent = "";
+  el("document-list").replaceChildren(...items.map(documentRow));
+  el("documents-note").textContent = items.length
+    ? "Newest first."
+    : "No documents yet. Notes and lists Violet writes for you show up here.";
+}
+
+function documentSize(bytes) {
+  return bytes < 1024 ? "under 1 KB" : `${Math.round(bytes / 1024)} KB`;
+}
+
+function documentRow(item) {
+  const row = document.createElement("li");
+  const title = document.createElement("p");
+  title.className = "text";
+  title.textContent = item.title;
+  const about = document.createElement("p");
+  about.className = "origin";
+  const at = document.createElement("time");
+  at.dateTime = item.at;
+  at.textContent = when.format(new Date(item.at));
+  about.append("Changed ", at, `, ${documentSize(item.size)}`);
+  const open = document.createElement("button");
+  open.type = "button";
+  open.textContent = "Open";
+  open.setAttribute("aria-label", `Open: ${item.title}`);
+  open.addEventListener("click", () => changeDocument({ type: "document.open", name: item.name }));
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "danger";
+  remove.textContent = "Delete";
+  remove.setAttribute("aria-label", `Delete: ${item.title}`);
+  remove.addEventListener("click", () => deleteDocument(item));
+  row.append(title, about, open, remove);
+  return row;
+}
+
+function showDocument(opened) {
+  state.openDocument = opened;
+  el("documents-problem").textContent = "";
+  el("document-title").textContent = opened.title;
+  el("document-text").textContent = opened.text;
+  el("document-list").hidden = true;
+  el("documents-note").hidden = true;
+  el("document-view").hidden = false;
+  el("document-title").focus();
+}
+
+function closeDocument() {
+  state.openDocument = null;
+  el("document-view").hidden = true;
+  el("document-list").hidden = false;
+  el("documents-note").hidden = false;
+  el("documents-title").focus();
+}
+
+// Sends a documents request, or says why it can't go now.
+function changeDocument(frame) {
+  if (send(frame)) return true;
+  el("documents-problem").textContent = "Not connected right now. Please try again in a moment.";
+  return false;
+}
+
+// Saves the open document's text as a file, under its own name.
+function downloadDocument() {
+  const opened = state.openDocument;
+  if (!opened) return;
+  const file = new Blob([opened.text], { type: "text/plain;charset=utf-8" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(file);
+  link.download = opened.name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+function deleteDocument(item) {
+  if (!changeDocument({ type: "document.delete", name: item.name })) return;
+  state.lastDeleted = item;
+  if (state.openDocument) closeDocument();
+  el("document-undo-text").textContent = `Deleted: “${item.title}”.`;
+  el("document-undo").hidden = false;
+  el("document-undo-button").focus();
+}
+
+function undoDelete() {
+  if (!state.lastDeleted) return;
+  if (!changeDocument({ type: "document.restore", name: state.lastDeleted.name })) return;
+  state.lastDeleted = null;
+  el("document-undo").hidden = true;
+  el("documents-title").focus();
 }
 
 // The key page: the person's own Anthropic key. The page never keeps a key: it goes out in one
@@ -420,8 +533,14 @@ function show(view) {
   state.view = view;
   el("chat").hidden = view !== "chat";
   el("memory").hidden = view !== "memory";
+  el("documents").hidden = view !== "documents";
   el("key").hidden = view !== "key";
-  const pages = [["show-chat", "chat"], ["show-memory", "memory"], ["show-key", "key"]];
+  const pages = [
+    ["show-chat", "chat"],
+    ["show-memory", "memory"],
+    ["show-documents", "documents"],
+    ["show-key", "key"],
+  ];
   for (const [button, name] of pages) {
     if (name === view) el(button).setAttribute("aria-current", "page");
     else el(button).removeAttribute("aria-current");
@@ -431,6 +550,10 @@ function show(view) {
     el("confirm").hidden = true;
     send({ type: "memory.list" });
     el("memory-title").focus();
+  } else if (view === "documents") {
+    el("document-undo").hidden = true;
+    closeDocument();
+    send({ type: "documents.list" });
   } else if (view === "key") {
     el("remove-confirm").hidden = true;
     el("key-problem").textContent = "";
@@ -443,6 +566,8 @@ function show(view) {
 
 function start() {
   el("memory-title").tabIndex = -1;
+  el("documents-title").tabIndex = -1;
+  el("document-title").tabIndex = -1;
   el("key-title").tabIndex = -1;
   el("sign-in-form").addEventListener("submit", signIn);
   el("provider-sign-in").addEventListener("click", signInAtProvider);
@@ -455,6 +580,11 @@ function start() {
   el("forget-all").addEventListener("click", askForgetAll);
   el("confirm-yes").addEventListener("click", forgetAll);
   el("confirm-no").addEventListener("click", closeForgetAll);
+  el("show-documents").addEventListener("click", () => show("documents"));
+  el("document-undo-button").addEventListener("click", undoDelete);
+  el("document-download").addEventListener("click", downloadDocument);
+  el("document-delete").addEventListener("click", () => deleteDocument(state.openDocument));
+  el("document-close").addEventListener("click", closeDocument);
   el("show-key").addEventListener("click", () => show("key"));
   el("key-form").addEventListener("submit", useKey);
   el("remove-key").addEventListener("click", askRemoveKey);
