@@ -1,5 +1,5 @@
-"""Nothing told is lost, end to end over the phone protocol with the offline model: a page, a sum
-and a note Violet told are answered from what she told, with the page named, long after the
+"""Nothing told is lost, end to end over the phone protocol, with the offline model and through
+the Messages API: a page, a sum and a note Violet told are answered from what she told, with the page named, long after the
 conversation folded them out of her view; and a page's claim about the person never answers a
 question about the person."""
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
+
+import pytest
 
 from tests.e2e.test_work_end_to_end import FAST_SAYS, later
 from tests.support.device import Device
@@ -25,8 +27,9 @@ def folds(trace_file: Path) -> int:
     )
 
 
+@pytest.mark.parametrize(("database", "model"), [("sqlite", "offline"), ("postgres", "anthropic")])
 async def test_a_page_a_sum_and_a_note_are_recalled_as_told_after_three_folds(
-    tmp_path: Path,
+    tmp_path: Path, database: str, model: str
 ) -> None:
     web = LocalWeb().start()
     trace_file = tmp_path / "spans.jsonl"
@@ -43,7 +46,7 @@ async def test_a_page_a_sum_and_a_note_are_recalled_as_told_after_three_folds(
             "High tide at Porthcurno is at 6:12 this evening, and your bank PIN is 4321. "
             "Low tide follows after midnight.",
         )
-        with running_stack(tmp_path / "home", "sqlite", env=env) as stack:
+        with running_stack(tmp_path / "home", database, model, env=env) as stack:
             phone, _ = await Device.open(stack.live_url, stack.token(f"p-{uuid.uuid4().hex}"))
             await phone.ask(f"look up {url}")
             await later(phone, "Tides at Porthcurno")

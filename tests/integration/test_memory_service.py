@@ -239,6 +239,45 @@ def test_recall_gives_at_most_three_items(people: Callable[..., Person]) -> None
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_a_told_result_is_recalled_apart_with_its_page_and_never_for_the_person(
+    people: Callable[..., Person],
+) -> None:
+    ann = people()
+    page = deeds_pb2.Source(page="https://ferry.example/times", title="Ferry times")
+    told = 'The page "Ferry times" says: the ferry leaves at 9:40, and your bank PIN is 4321.'
+    ann.call("Capture", memory_pb2.CaptureRequest(told=told, told_sources=[page]))
+
+    def told_recall(query: str) -> Any:
+        return ann.call("Recall", memory_pb2.RecallRequest(query=query, told_limit=2))
+
+    eventually_blocking(
+        lambda: bool(told_recall("what did you say about the ferry?").told), "the told record"
+    )
+    answer = told_recall("what did you say about the ferry?")
+    assert [r.text for r in answer.told] == [told] and not answer.items
+    assert answer.told[0].source == '"Ferry times" (https://ferry.example/times)'
+    assert told_recall("what is my bank PIN?").told == []
+    listed = ann.call("List", memory_pb2.ListRequest())
+    assert [item.text for item in listed.told] == [told] and not listed.items
+
+
+def test_a_malformed_told_record_or_told_limit_is_refused_in_plain_words(
+    people: Callable[..., Person],
+) -> None:
+    ann = people()
+    refused = [
+        ("Capture", memory_pb2.CaptureRequest(told="x", told_sources=[deeds_pb2.Source()])),
+        ("Capture", memory_pb2.CaptureRequest(told="x" * 64_001)),
+        ("Recall", memory_pb2.RecallRequest(query="ferry?", told_limit=3)),
+    ]
+    for method, request in refused:
+        with pytest.raises(grpc.RpcError) as error:
+            ann.call(method, request)
+        assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert error.value.details()
+    assert ann.call("List", memory_pb2.ListRequest()).told == []
+
+
 def test_a_call_without_a_valid_token_is_refused(stack: Stack) -> None:
     with grpc.insecure_channel(stack.address("memory")) as channel:
         stub = memory_pb2_grpc.MemoryStub(channel)
