@@ -150,6 +150,7 @@ class RecallIndex:
         self._speakers = _Speakers()
         self._neighbours = _Neighbours()
         self._dates = _Rows()
+        self._days = _Days()
         for candidate in candidates:
             self.add(candidate)
 
@@ -182,6 +183,7 @@ class RecallIndex:
         self._speakers.append(candidate.speaker)
         self._neighbours.append(candidate)
         self._dates.append(_said_on(candidate))
+        self._days.append(candidate.created_at)
 
     def replace(self, candidate: MemoryCandidate) -> None:
         """Puts the candidate in place of the one with its id."""
@@ -196,6 +198,7 @@ class RecallIndex:
         self._speakers.set(position, candidate.speaker)
         self._neighbours.set(position, candidate)
         self._dates.set(position, _said_on(candidate))
+        self._days.set(position, candidate.created_at)
 
     def put(self, candidate: MemoryCandidate) -> None:
         """Adds the candidate, or replaces the one with its id."""
@@ -221,6 +224,7 @@ class RecallIndex:
         self._speakers.remove(position)
         self._neighbours.remove(position)
         self._dates.remove(position)
+        self._days.remove(position)
 
     def search(self, query: RecallQuery, k: int = 3) -> list[RankedMemory]:
         """The k best candidates, best first."""
@@ -245,17 +249,27 @@ class RecallIndex:
                 f"the candidates' vectors {vectors.shape[1]}"
             )
         w = self._weights
-        alone, in_context = 1.0 - w.context_share, w.context_share
         query_terms = _QUESTIONS.terms(query.text)
-        own = (
-            w.lexical * alone * _zscore(self._lexical.scores(query_terms))
-            + w.lexical * in_context * _zscore(self._lexical_in_context.scores(query_terms))
-            + w.dense * alone * _zscore(_cosines(vectors, query_vector))
-            + w.dense * in_context * _zscore(_cosines(context_vectors, query_vector))
-            + w.dense_before_next * _zscore(_cosines(self._next_context_vectors.rows, query_vector))
+        signals = np.stack(
+            [
+                _zscore(self._lexical.scores(query_terms)),
+                _zscore(self._lexical_in_context.scores(query_terms)),
+                _zscore(_cosines(vectors, query_vector)),
+                _zscore(_cosines(context_vectors, query_vector)),
+                _zscore(_cosines(self._next_context_vectors.rows, query_vector)),
+            ],
+            axis=1,
         )
         previous, following = self._neighbours.positions()
-        fused = own + w.from_previous * own[previous] + w.from_next * own[following]
+        first = signals @ w.first_read()
+        first = first + w.from_previous * first[previous] + w.from_next * first[following]
+        fused = (
+            signals @ np.array(w.own)
+            + signals[previous] @ np.array(w.previous)
+            + signals[following] @ np.array(w.following)
+            + signals[previous[previous]] @ np.array(w.second_previous)
+            + w.same_day * self._days.best(first)
+        )
         if asks_about_time(query.text):
             fused = fused + w.time * self._neighbours.timed
         days, months = named_dates(query.text)
@@ -501,6 +515,41 @@ class _Speakers:
             code = self._code_of[speaker] = len(self._words)
             self._words.append(frozenset(_QUESTIONS.content_words(speaker)))
         return code
+
+
+class _Days:
+    """The day each candidate was said, as a code per day (its UTC date)."""
+
+    def __init__(self) -> None:
+        self._code_of: dict[date, int] = {}
+        self._codes = np.zeros(16, dtype=np.intp)
+        self._size = 0
+
+    def append(self, at: datetime) -> None:
+        if self._size == len(self._codes):
+            self._codes = np.concatenate([self._codes, np.zeros_like(self._codes)])
+        self._codes[self._size] = self._code(at)
+        self._size += 1
+
+    def set(self, position: int, at: datetime) -> None:
+        self._codes[position] = self._code(at)
+
+    def remove(self, position: int) -> None:
+        self._size -= 1
+        self._codes[position] = self._codes[self._size]
+
+    def best(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Per candidate, the z-score among the candidates' days of the best score said on its
+        day."""
+        codes = self._codes[: self._size]
+        best = np.full(len(self._code_of), -np.inf)
+        np.maximum.at(best, codes, scores)
+        said = np.isfinite(best)
+        best[said] = _zscore(best[said])
+        return best[codes]
+
+    def _code(self, at: datetime) -> int:
+        return self._code_of.setdefault(at.date(), len(self._code_of))
 
 
 def _cosines(rows: NDArray[np.float32], vector: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -271,15 +271,32 @@ def test_a_question_about_time_prefers_the_item_that_says_when() -> None:
     assert what[0].id == "undated"
 
 
-def test_an_item_takes_a_share_of_its_previous_items_score() -> None:
-    asked = candidate("asked", "Which instrument did you pick up in the end, the cello?")
+def test_an_item_gains_when_its_previous_item_means_what_the_query_asks() -> None:
+    query_vector = random_vector(8)
+    asked = candidate("asked", "Which instrument did you pick up in the end?", vector=query_vector)
     alone = candidate("alone", "Yes, it was the one I wanted.")
     answer = replace(alone, id="answer", previous_id="asked")
     index = RecallIndex([*fillers(), asked, alone, answer])
 
-    scores = by_id(index, neutral_query("cello"))
+    scores = by_id(index, RecallQuery("", query_vector))
 
     assert scores["answer"] > scores["alone"]
+
+
+def test_an_item_said_on_the_day_that_best_answers_the_query_gains() -> None:
+    later = START + timedelta(days=3)
+    items = [
+        *fillers(),
+        candidate("match", "We finally adopted the puppy from the shelter."),
+        candidate("same-day", "It was such a long day, I slept early."),
+        candidate("other-day", "It was such a long day, I slept early.", at=later),
+        *(replace(c, id=f"later-{c.id}", created_at=later) for c in fillers()),
+    ]
+    index = RecallIndex(items)
+
+    scores = by_id(index, neutral_query("puppy shelter"))
+
+    assert scores["same-day"] > scores["other-day"]
 
 
 def test_the_follower_context_vector_counts_for_the_item_before_it() -> None:
