@@ -25,9 +25,10 @@ from gateway.signin import SignIn, issuer_from
 from violet.channels import Peers
 from violet.identity import resolve_secret
 
-# The services a device's requests reach directly: the conversation, the memory page and the
-# documents (which the worker keeps).
-NEEDED = ("session", "memory", "worker")
+# The services a device's requests need: the conversation and the memory page. The documents
+# (which the worker keeps) are not among them: while the worker is away, the conversation goes
+# on and only the documents answer `unavailable`.
+NEEDED = ("session", "memory")
 HEALTH_TIMEOUT_S = 2.0
 
 PAGE_DIR = Path(__file__).with_name("page")

@@ -9,8 +9,12 @@ embeds the query; this module only scores. Choices measured on LoCoMo dev (760 q
   counting four times as much: a reply often makes sense only next to what it answers.
 - The dense signal is also read on the item before its follower (the follower's context vector,
   stored already, so nothing more is embedded): the answer to a question often comes next.
-- An item takes a share of its neighbours' scores, more of its previous item's than of its
-  follower's: the words that match are often said a turn before the answer.
+- Each signal of the item, of its previous item, of its follower and of the item before the
+  previous one counts with its own weight, fitted (a listwise logistic loss) on the tuning
+  conversations: the words that match are often said a turn or two before the answer, and a
+  previous item that matches alone, not in context, says little.
+- Items said on the day whose best item answers the query gain: a talk stays on its topics for
+  the day, and a question's evidence often lies beside what matches it best.
 - The item's date is part of its words, so "in May 2023" can match; a question about time
   ("when did ...", "how long ...") favours items that speak of time ("yesterday", "last week").
 - A question naming a date ("on 25 May, 2022", "in January 2022") favours items said then.

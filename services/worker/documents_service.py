@@ -33,7 +33,7 @@ class DocumentsService(documents_pb2_grpc.DocumentsServicer):
     async def List(
         self, request: documents_pb2.ListDocumentsRequest, context: Context
     ) -> documents_pb2.DocumentsReply:
-        return await self._done(context, lambda documents: None)
+        return await self._listing_after(context, lambda documents: documents.purge_deleted())
 
     async def Open(
         self, request: documents_pb2.DocumentRequest, context: Context
@@ -45,14 +45,14 @@ class DocumentsService(documents_pb2_grpc.DocumentsServicer):
     async def Delete(
         self, request: documents_pb2.DocumentRequest, context: Context
     ) -> documents_pb2.DocumentsReply:
-        return await self._done(context, lambda documents: documents.delete(request.name))
+        return await self._listing_after(context, lambda documents: documents.delete(request.name))
 
     async def Restore(
         self, request: documents_pb2.DocumentRequest, context: Context
     ) -> documents_pb2.DocumentsReply:
-        return await self._done(context, lambda documents: documents.restore(request.name))
+        return await self._listing_after(context, lambda documents: documents.restore(request.name))
 
-    async def _done(
+    async def _listing_after(
         self, context: Context, change: Callable[[Documents], object]
     ) -> documents_pb2.DocumentsReply:
         """Makes the change for the call's person, then lists their documents."""
@@ -60,7 +60,6 @@ class DocumentsService(documents_pb2_grpc.DocumentsServicer):
 
         def changed(documents: Documents) -> documents_pb2.DocumentsReply:
             change(documents)
-            documents.purge_deleted()
             return documents_pb2.DocumentsReply(
                 documents=[
                     documents_pb2.DocumentEntry(

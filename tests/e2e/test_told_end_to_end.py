@@ -1,7 +1,7 @@
 """Nothing told is lost, end to end over the phone protocol, with the offline model and through
-the Messages API: a page, a sum and a note Violet told are answered from what she told, with the page named, long after the
-conversation folded them out of her view; and a page's claim about the person never answers a
-question about the person."""
+the Messages API: a page, a sum and a note Violet told are answered from what she told, with the
+page named, long after the conversation folded them out of her view; and a page's claim about
+the person never answers a question about the person."""
 
 from __future__ import annotations
 

@@ -205,7 +205,7 @@ async def test_healthz_reports_what_the_gateway_needs(stack: Stack) -> None:
     async with httpx.AsyncClient() as client:
         answer = await client.get(stack.http_url + "/healthz")
     assert answer.status_code == 200
-    assert answer.json() == {"session": "up", "memory": "up", "worker": "up"}
+    assert answer.json() == {"session": "up", "memory": "up"}
 
 
 async def test_many_devices_of_one_person_all_receive_every_message(stack: Stack) -> None:
