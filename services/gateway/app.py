@@ -29,6 +29,7 @@ from violet.identity import resolve_secret
 # (which the worker keeps) are not among them: while the worker is away, the conversation goes
 # on and only the documents answer `unavailable`.
 NEEDED = ("session", "memory")
+REACHED = (*NEEDED, "worker")
 HEALTH_TIMEOUT_S = 2.0
 
 PAGE_DIR = Path(__file__).with_name("page")

@@ -6,13 +6,14 @@ import asyncio
 import json
 import re
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
 import websockets
 
 from tests.support.device import Device
-from tests.support.stack import Stack
+from tests.support.stack import Stack, running_stack
 
 INTERNAL_WORDS = re.compile(
     r"\b(route|router|candidate|card|work session|tool|fold|summary|pinned|m_[0-9a-f]{16})\b",
@@ -206,6 +207,25 @@ async def test_healthz_reports_what_the_gateway_needs(stack: Stack) -> None:
         answer = await client.get(stack.http_url + "/healthz")
     assert answer.status_code == 200
     assert answer.json() == {"session": "up", "memory": "up"}
+
+
+@pytest.mark.expects_fallbacks  # the stack runs without its worker
+async def test_while_the_worker_is_away_the_conversation_goes_on_and_documents_say_so(
+    tmp_path: Path,
+) -> None:
+    # A call waits out a peer's restart for this long before it is told unavailable.
+    env = {"VIOLET_RPC_TIMEOUT_S": "2"}
+    with running_stack(tmp_path / "home", "sqlite", env=env) as started:
+        started.stop("worker")
+        async with httpx.AsyncClient() as client:
+            assert (await client.get(started.http_url + "/healthz")).status_code == 200
+        device, _ = await Device.open(started.live_url, started.token(person()))
+        await device.send({"type": "documents.list"})
+        refusal = await device.until(lambda f: f["type"] == "error")
+        assert refusal["code"] == "unavailable" and refusal["text"]
+        answer = await device.ask("Hello there")
+        assert answer["text"]
+        await device.close()
 
 
 async def test_many_devices_of_one_person_all_receive_every_message(stack: Stack) -> None:
