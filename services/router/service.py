@@ -4,6 +4,7 @@ the topic a question from other work is about."""
 from __future__ import annotations
 
 from datetime import UTC
+from typing import Any
 
 import grpc
 
@@ -60,14 +61,7 @@ class RouterService(router_pb2_grpc.RouterServicer):
         context: grpc.aio.ServicerContext[router_pb2.RouteRequest, router_pb2.RouteDecision],
     ) -> router_pb2.RouteDecision:
         identity = await authenticate(context, self._secret)
-        text = request.request.strip()
-        if not text:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the request is empty")
-        if len(text) > MAX_REQUEST_CHARS:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"a request holds at most {MAX_REQUEST_CHARS} characters",
-            )
+        text = await _checked(context, request.request, "request")
         return to_message(await self._router.route(identity.person, text))
 
     async def UpdateCard(
@@ -103,13 +97,19 @@ class RouterService(router_pb2_grpc.RouterServicer):
         ],
     ) -> router_pb2.NearestTopicReply:
         identity = await authenticate(context, self._secret)
-        question = request.question.strip()
-        if not question:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the question is empty")
-        if len(question) > MAX_REQUEST_CHARS:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"a question holds at most {MAX_REQUEST_CHARS} characters",
-            )
+        question = await _checked(context, request.question, "question")
         found = await self._router.nearest(identity.person, question, request.besides)
         return router_pb2.NearestTopicReply(topic=found.topic, score=found.score)
+
+
+async def _checked(context: grpc.aio.ServicerContext[Any, Any], text: str, what: str) -> str:
+    """The text stripped; the call aborted, in plain words, when it is empty or too long."""
+    text = text.strip()
+    if not text:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"the {what} is empty")
+    if len(text) > MAX_REQUEST_CHARS:
+        await context.abort(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"a {what} holds at most {MAX_REQUEST_CHARS} characters",
+        )
+    return text
