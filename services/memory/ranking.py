@@ -3,10 +3,11 @@
 Pure and synchronous: the caller loads the person's candidate items with their vectors and
 embeds the query; this module only scores. Choices measured on LoCoMo dev (760 questions):
 
-- Lexical BM25 and dense cosine are fused as per-query z-scores, dense counting twice: lexical
-  matching beats the small dense model on conversations, fusing both beats either.
-- Each signal is read on the item alone and on the item after its previous item, the context
-  counting four times as much: a reply often makes sense only next to what it answers.
+- Lexical BM25 and dense cosine are fused as per-query z-scores: lexical matching beats the
+  small dense model on conversations, fusing both beats either.
+- Each signal is read on the item alone and on the item after its previous item: a reply often
+  makes sense only next to what it answers. A first read weighs them by hand (dense twice, the
+  context four times as much as the item alone).
 - The dense signal is also read on the item before its follower (the follower's context vector,
   stored already, so nothing more is embedded): the answer to a question often comes next.
 - Each signal of the item, of its previous item, of its follower and of the item before the
@@ -115,18 +116,19 @@ class RankingWeights:
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
 
-    def first_read(self) -> NDArray[np.float64]:
-        """The first read's weight of each signal."""
+    def matrix(self) -> NDArray[np.float64]:
+        """Each signal's weight (a row per signal) for the item itself, its previous item, its
+        follower, the item before the previous one, and in the first read (a column each)."""
         alone, in_context = 1.0 - self.context_share, self.context_share
-        return np.array(
-            [
-                self.lexical * alone,
-                self.lexical * in_context,
-                self.dense * alone,
-                self.dense * in_context,
-                self.dense_before_next,
-            ]
+        first_read = (
+            self.lexical * alone,
+            self.lexical * in_context,
+            self.dense * alone,
+            self.dense * in_context,
+            self.dense_before_next,
         )
+        columns = (self.own, self.previous, self.following, self.second_previous, first_read)
+        return np.array(columns).T
 
 
 def contextual_text(previous_text: str | None, text: str) -> str:
@@ -143,6 +145,7 @@ class RecallIndex:
         self, candidates: Sequence[MemoryCandidate] = (), weights: RankingWeights | None = None
     ) -> None:
         self._weights = weights or RankingWeights()
+        self._weighing = self._weights.matrix()
         k1, b = self._weights.bm25_k1, self._weights.bm25_b
         self._candidates: list[MemoryCandidate] = []
         self._position: dict[str, int] = {}
@@ -254,24 +257,22 @@ class RecallIndex:
             )
         w = self._weights
         query_terms = _QUESTIONS.terms(query.text)
-        signals = np.stack(
-            [
-                _zscore(self._lexical.scores(query_terms)),
-                _zscore(self._lexical_in_context.scores(query_terms)),
-                _zscore(_cosines(vectors, query_vector)),
-                _zscore(_cosines(context_vectors, query_vector)),
-                _zscore(_cosines(self._next_context_vectors.rows, query_vector)),
-            ],
-            axis=1,
-        )
+        signals = np.empty((len(self._candidates), 5))
+        signals[:, 0] = _zscore(self._lexical.scores(query_terms))
+        signals[:, 1] = _zscore(self._lexical_in_context.scores(query_terms))
+        signals[:, 2] = _zscore(_cosines(vectors, query_vector))
+        signals[:, 3] = _zscore(_cosines(context_vectors, query_vector))
+        signals[:, 4] = _zscore(_cosines(self._next_context_vectors.rows, query_vector))
+        # One product weighs them all; the neighbours' columns are then read at their places.
+        weighed = signals @ self._weighing
         previous, following = self._neighbours.positions()
-        first = signals @ w.first_read()
+        first = weighed[:, 4]
         first = first + w.from_previous * first[previous] + w.from_next * first[following]
         fused = (
-            signals @ np.array(w.own)
-            + signals[previous] @ np.array(w.previous)
-            + signals[following] @ np.array(w.following)
-            + signals[previous[previous]] @ np.array(w.second_previous)
+            weighed[:, 0]
+            + weighed[previous, 1]
+            + weighed[following, 2]
+            + weighed[previous[previous], 3]
             + w.same_day * self._days.best(first)
         )
         if asks_about_time(query.text):
