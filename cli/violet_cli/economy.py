@@ -37,7 +37,7 @@ from sqlalchemy.engine import make_url
 from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Fold
-from session.memory_client import MemoryClient
+from session.memory_client import MemoryClient, Recollection
 from session.pins import Pin
 from session.runner import Delivery, Replica, TurnRunner
 from session.store import ConversationStore
@@ -63,11 +63,11 @@ class RecentSentences:
     def __init__(self) -> None:
         self._said: list[str] = []
 
-    async def recall(self, identity: Identity, query: str) -> list[str]:
+    async def recall(self, identity: Identity, query: str) -> Recollection:
         wanted = _words(query)
         scored = [(len(wanted & _words(said)), said) for said in self._said]
         best = sorted((pair for pair in scored if pair[0]), key=lambda pair: -pair[0])[:3]
-        return [said[:160] for _, said in best]
+        return Recollection([said[:160] for _, said in best])
 
     async def capture(
         self,
@@ -76,6 +76,8 @@ class RecentSentences:
         violet_answer: str,
         source_seqs: list[int],
         deeds: Sequence[JsonObject] = (),
+        told: str = "",
+        sources: Sequence[JsonObject] = (),
     ) -> None:
         if person_message:
             self._said.append(person_message)
