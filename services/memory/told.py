@@ -53,7 +53,7 @@ _CORRECTION = re.compile(
 def told_item(person: str, turn: CapturedTurn) -> Item | None:
     """The told record of a turn, or None when what was told tells nothing worth keeping."""
     text = turn.told.strip()
-    # A result's telling (no words of the person's in the turn) is kept whole.
+    # A result's telling (no words of the person's in the turn) is always kept.
     if not text or (
         turn.person_message.strip() and not tells_something(text) and not corrects(text)
     ):

@@ -162,7 +162,10 @@ async def test_every_call_of_each_person_goes_on_that_persons_key(world: World) 
     tides = world.web.add_page("/tides", "Tide tables", "High tide is at 6 in the morning.")
     for device in (ann, bob, cat):
         await talk(device, "hello there", "my favourite colour is green")
-        await talk(device, f"look up {tides}", f"look up {tides} for tomorrow too")
+        await talk(device, f"look up {tides}")
+        # The topic's card reaches the router before its result: the next request is picked.
+        await device.until(results, RESULT_TIMEOUT_S)
+        await talk(device, f"look up {tides} for tomorrow too")
         await device.until(results, RESULT_TIMEOUT_S)
         # Past the window, so the conversation folds.
         await talk(device, *(f"here is thought number {n}" for n in range(8)))
