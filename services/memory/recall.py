@@ -213,7 +213,7 @@ class Recaller:
                     scores = await asyncio.to_thread(
                         index.ranking.scores, RecallQuery(query, vector)
                     )
-                    items, records = _best(index, scores, k, told and TOLD_CONSIDERED)
+                    items, records = _best(index, scores, k, TOLD_CONSIDERED if told else 0)
                     return items, _fitting_first(query, records)[:told]
             index = await asyncio.shield(self._update(person))
         return [], []

@@ -278,20 +278,11 @@ def recall_answer(asked: str, system: str, language: str = "en") -> str:
     return f'{phrase(say.REMEMBERED, language)}"{best}".'
 
 
-_TOLD_LINE = re.compile(
-    r"^-\s*On (?P<day>\S+) you told them: (?P<text>.*?)(?: \[from: (?P<source>.*)\])?$"
-)
-
-
 def told_answer(asked: str, system: str, language: str = "en") -> str:
     """Quotes what Violet told before that shares most words with the question (the first
     recalled, memory's best, among equals), with its day and where it came from. Only told
     records answer: never what Violet remembers about the person."""
-    records = [
-        found
-        for line in t.section(system, t.TOLD_HEADING)
-        if (found := _TOLD_LINE.match(line)) is not None
-    ]
+    records = t.told_records(system)
     if not records:
         if t.memory_unchecked(system):
             return phrase(say.CANT_CHECK, language)

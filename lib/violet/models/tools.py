@@ -48,6 +48,7 @@ The helpers `*_result` below write these shapes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 from violet.models.base import Tool
@@ -223,6 +224,17 @@ def told_line(text: str, day: str, source: str = "") -> str:
     told = " ".join(text.split())
     where = f" [from: {' '.join(source.split())}]" if source.strip() else ""
     return f"- On {day} you told them: {told}{where}"
+
+
+_TOLD_LINE = re.compile(
+    r"^-\s*On (?P<day>\S+) you told them: (?P<text>.*?)(?: \[from: (?P<source>.*)\])?$"
+)
+
+
+def told_records(text: str) -> list[re.Match[str]]:
+    """The `told_line`s under `TOLD_HEADING` in `text`, read back: `day`, `text`, `source`."""
+    lines = (_TOLD_LINE.match(line) for line in section(text, TOLD_HEADING))
+    return [found for found in lines if found is not None]
 
 
 def memory_note(remembered: list[str], checked: bool = True, told: Iterable[str] = ()) -> str:
