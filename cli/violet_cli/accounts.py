@@ -37,7 +37,7 @@ def _call(make: Callable[[accounts_pb2_grpc.OperatorAsyncStub, tuple], Awaitable
     return asyncio.run(run())
 
 
-def _run(make: Callable[[accounts_pb2_grpc.OperatorAsyncStub, tuple], Awaitable[T]]) -> T:
+def operator_call(make: Callable[[accounts_pb2_grpc.OperatorAsyncStub, tuple], Awaitable[T]]) -> T:
     """The call's reply; a failure stops the command with one plain line."""
     try:
         return _call(make)
@@ -56,7 +56,7 @@ def set_key(person: str) -> int:
     key = sys.stdin.readline().strip()
     if not key:
         sys.exit("No key was given on standard input.")
-    reply = _run(
+    reply = operator_call(
         lambda stub, metadata: stub.SetPersonKey(
             accounts_pb2.PersonKeyRequest(person=person, key=key),
             metadata=metadata,
@@ -71,7 +71,7 @@ def set_key(person: str) -> int:
 
 
 def remove_key(person: str) -> int:
-    reply = _run(
+    reply = operator_call(
         lambda stub, metadata: stub.RemovePersonKey(
             accounts_pb2.PersonRequest(person=person), metadata=metadata, timeout=TIMEOUT_S
         )
@@ -81,7 +81,7 @@ def remove_key(person: str) -> int:
 
 
 def set_budget(person: str, day_usd: float, month_usd: float) -> int:
-    reply = _run(
+    reply = operator_call(
         lambda stub, metadata: stub.SetBudget(
             accounts_pb2.BudgetRequest(person=person, day_usd=day_usd, month_usd=month_usd),
             metadata=metadata,
@@ -97,7 +97,7 @@ def _limit(usd: float) -> str:
 
 
 def rotate() -> int:
-    reply = _run(
+    reply = operator_call(
         lambda stub, metadata: stub.RotateKeys(
             accounts_pb2.RotateKeysRequest(), metadata=metadata, timeout=TIMEOUT_S * 5
         )
@@ -119,7 +119,7 @@ def usage(person: str, since: str) -> int:
             date.fromisoformat(since)
         except ValueError:
             sys.exit(f"--since takes a date as YYYY-MM-DD, not {since!r}.")
-    reply = _run(
+    reply = operator_call(
         lambda stub, metadata: stub.Usage(
             accounts_pb2.UsageRequest(person=person, since=since),
             metadata=metadata,

@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> None:
         "kind of call work",
     )
 
-    person = commands.add_parser("person", help="a person's Anthropic key and budget (operator)")
+    person = commands.add_parser(
+        "person", help="a person's key, budget, archive and deletion (operator)"
+    )
     about = person.add_subparsers(dest="about", required=True, metavar="WHAT")
     key = about.add_parser("key", help="set or remove the person's own Anthropic key")
     key_actions = key.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -47,6 +49,12 @@ def main(argv: list[str] | None = None) -> None:
     budget.add_argument("name")
     budget.add_argument("--day", type=float, default=-1, help="US dollars a day; 0: no limit")
     budget.add_argument("--month", type=float, default=-1, help="US dollars a month; 0: no limit")
+    export = about.add_parser("export", help="write everything Violet keeps of the person to a zip")
+    export.add_argument("name")
+    export.add_argument("--out", default="", help="the file (default: NAME-violet-archive.zip)")
+    delete = about.add_parser("delete", help="remove the person everywhere and sign them out")
+    delete.add_argument("name")
+    delete.add_argument("--yes", action="store_true", help="do not ask to confirm")
 
     keys = commands.add_parser("keys", help="the key-encryption key people's keys are sealed with")
     keys.add_subparsers(dest="action", required=True, metavar="ACTION").add_parser(
@@ -119,6 +127,12 @@ def _accounts(args: argparse.Namespace) -> int:
         return accounts.rotate()
     if args.about == "budget":
         return accounts.set_budget(args.name, args.day, args.month)
+    if args.about in ("export", "delete"):
+        from violet_cli import person_data
+
+        if args.about == "export":
+            return person_data.export(args.name, args.out)
+        return person_data.delete(args.name, args.yes)
     if args.action == "set":
         return accounts.set_key(args.name)
     return accounts.remove_key(args.name)

@@ -1,5 +1,6 @@
-"""The gateway's HTTP face: the phone protocol's websocket, the health check, and the web page
-for trying Violet in a browser with its sign-in through the identity provider."""
+"""The gateway's HTTP face: the phone protocol's websocket, the health check, the web page for
+trying Violet in a browser with its sign-in through the identity provider, and the download of
+a person's archive."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
+from gateway.archive import ArchiveDownload
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.live import LiveEndpoint
 from gateway.page_signin import PageSignIn
@@ -83,6 +85,8 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
     secret = resolve_secret(settings.secret, settings.home)
     issuer_client = httpx.AsyncClient(follow_redirects=False)
     issuer = issuer_from(settings, issuer_client)
+    # The archive's download checks its bearer token exactly as the hello checks its token.
+    sign_in = SignIn(secret, issuer)
     live = LiveEndpoint(
         peers,
         secret,
@@ -91,8 +95,9 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
             SaysInFlight(settings.says_in_flight),
         ),
         settings.hello_timeout_s,
-        SignIn(secret, issuer),
+        sign_in,
     )
+    archive = ArchiveDownload(peers, secret, sign_in)
     page_sign_in = PageSignIn(issuer, settings.oidc_client_secret)
 
     async def healthz(_: Request) -> JSONResponse:
@@ -110,6 +115,7 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
         routes=[
             Route("/healthz", healthz),
             WebSocketRoute("/v1/live", live.serve),
+            Route("/v1/export", archive.export, methods=["GET"]),
             *(Route(path, page_file) for path in PAGE_FILES),
             *page_sign_in.routes(),
         ],

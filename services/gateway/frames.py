@@ -11,13 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.phrases import TOO_LONG, Phrase
+from gateway.phrases import NOTHING_DELETED, TOO_LONG, Phrase
 from violet.language import ENGLISH, phrase
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_SAY_CHARS = 8_000
 MAX_ID_CHARS = 128
 MAX_KEY_CHARS = 500
+# Room for the confirmation words, typed with some spaces to spare.
+MAX_CONFIRMATION_CHARS = 100
 
 OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "welcome": frozenset({"type", "conversation", "seq"}),
@@ -29,6 +31,7 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "document": frozenset({"type", "name", "title", "text"}),
     "error": frozenset({"type", "code", "text"}),
     "account": frozenset({"type", "key", "ending", "month_usd", "text", "note"}),
+    "account.deleted": frozenset({"type", "text"}),
 }
 MEMORY_ITEM_KEYS = frozenset({"item", "text", "origin", "at"})
 TOLD_ITEM_KEYS = frozenset({"item", "text", "source", "at"})
@@ -113,7 +116,15 @@ class AccountRequest:
     key: str = field(default="", repr=False)  # never printed, not even in a traceback
 
 
-Incoming = Hello | Say | MemoryRequest | DocumentRequest | AccountRequest
+@dataclass(frozen=True)
+class DeleteRequest:
+    """The person asks to be deleted everywhere. The session checks the words they typed, so
+    the rule lives in one place; here they are only checked to be text."""
+
+    confirmation: str
+
+
+Incoming = Hello | Say | MemoryRequest | DocumentRequest | AccountRequest | DeleteRequest
 
 
 def parse(raw: str | bytes) -> Incoming:
@@ -210,6 +221,13 @@ def _key_set(data: dict[str, Any]) -> AccountRequest:
     return AccountRequest("set_key", key)
 
 
+def _account_delete(data: dict[str, Any]) -> DeleteRequest:
+    words = data.get("confirmation")
+    if not isinstance(words, str) or len(words) > MAX_CONFIRMATION_CHARS or "\x00" in words:
+        raise FrameError("bad_frame", NOTHING_DELETED)
+    return DeleteRequest(words)
+
+
 _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "hello": _hello,
     "say": _say,
@@ -224,4 +242,5 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "account.show": lambda _: AccountRequest("show"),
     "key.set": _key_set,
     "key.remove": lambda _: AccountRequest("remove_key"),
+    "account.delete": _account_delete,
 }

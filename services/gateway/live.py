@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 from collections import deque
@@ -15,12 +16,21 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC
 
 import grpc
+import jwt
 from google.protobuf.timestamp_pb2 import Timestamp
 from opentelemetry import trace
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway import frames, phrases
-from gateway.frames import AccountRequest, DocumentRequest, FrameError, Hello, MemoryRequest, Say
+from gateway.frames import (
+    AccountRequest,
+    DeleteRequest,
+    DocumentRequest,
+    FrameError,
+    Hello,
+    MemoryRequest,
+    Say,
+)
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
@@ -35,6 +45,8 @@ from violet.v1 import (
     documents_pb2_grpc,
     memory_pb2,
     memory_pb2_grpc,
+    persons_pb2,
+    persons_pb2_grpc,
     session_pb2,
     session_pb2_grpc,
 )
@@ -61,6 +73,20 @@ DOCUMENT_REFUSALS = {
 DocumentsAnswer = documents_pb2.DocumentsReply | documents_pb2.OpenedDocument
 
 
+class SignedOut(Exception):
+    """The person was deleted: every device of theirs leaves."""
+
+
+class Deleted(Exception):
+    """This device deleted the person: it was told so, and its socket is closed."""
+
+
+def issued_at(token: str) -> int:
+    """When the (verified) token was issued, in Unix seconds; 0 when it does not say."""
+    issued = jwt.decode(token, options={"verify_signature": False}).get("iat")
+    return int(issued) if isinstance(issued, int | float) else 0
+
+
 class Device:
     """One connected socket; sends are serialised so frames never interleave. `unanswered`
     holds the ids (as stored) of its says counted in flight whose answers have not come."""
@@ -69,6 +95,13 @@ class Device:
         self.websocket = websocket
         self.unanswered: set[str] = set()
         self._sending = asyncio.Lock()
+        # When the device's token was issued (Unix seconds), as its calls carry it.
+        self.signed_in_at = 0
+        # Held while this device's deletion is under way: the stream, ended by it, waits for
+        # the answer to go first.
+        self.deleting = asyncio.Lock()
+        # Said goodbye: nothing more is sent.
+        self.gone = False
         # The person's own latest messages, as this device sees them: refusals follow their
         # language.
         self._heard: deque[str] = deque(maxlen=RECENT_MESSAGES)
@@ -82,7 +115,16 @@ class Device:
 
     async def send(self, frame: str) -> None:
         async with self._sending:
+            if self.gone:
+                raise WebSocketDisconnect(CLOSE_UNAUTHORIZED)
             await self.websocket.send_text(frame)
+
+    async def leave(self, frame: str, close_code: int) -> None:
+        """Sends the last frame and closes the socket; any frame still on its way stays."""
+        async with self._sending:
+            self.gone = True
+            await self.websocket.send_text(frame)
+            await self.websocket.close(close_code)
 
     async def refuse(self, code: str, text: str, close_code: int) -> None:
         with contextlib.suppress(Exception):
@@ -176,13 +218,22 @@ class LiveEndpoint:
         greeted = await self._greet(device)
         if greeted is None:
             return
-        person, since = greeted
+        person, since, token = greeted
+        device.signed_in_at = issued_at(token)
+        opening = session_pb2.OpenRequest(
+            signed_in_at_unix=device.signed_in_at,
+            device=hashlib.sha256(token.encode()).hexdigest(),
+            agent=websocket.headers.get("user-agent", ""),
+        )
         try:
-            opened = await self._session.Open(
-                session_pb2.OpenRequest(), metadata=self._internal(person)
-            )
-        except grpc.aio.AioRpcError:
-            await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
+            opened = await self._session.Open(opening, metadata=self._internal(person))
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                await device.refuse(
+                    "unauthorized", phrase(phrases.SIGNED_OUT, ENGLISH), CLOSE_UNAUTHORIZED
+                )
+            else:
+                await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
             return
         welcome = frames.outgoing("welcome", conversation=opened.conversation, seq=opened.seq)
         with contextlib.suppress(WebSocketDisconnect):
@@ -207,23 +258,28 @@ class LiveEndpoint:
             ended = await asyncio.gather(*sides, return_exceptions=True)
             for stored in device.unanswered:  # nobody here would see these answered
                 self._in_flight.done(person, stored)
+        if device.gone:
+            return  # it was told it deleted the person, and closed
         failures = [
             outcome
             for outcome in ended
             if isinstance(outcome, Exception) and not isinstance(outcome, WebSocketDisconnect)
         ]
-        if failures:
+        if any(isinstance(failure, SignedOut) for failure in failures):
+            signed_out = phrase(phrases.SIGNED_OUT, device.language)
+            await device.refuse("unauthorized", signed_out, CLOSE_UNAUTHORIZED)
+        elif failures:
             log.error("a device's connection failed", exc_info=failures[0])
             away = phrase(phrases.AWAY, device.language)
             await device.refuse("unavailable", away, CLOSE_UNAVAILABLE)
 
-    async def _greet(self, device: Device) -> tuple[str, int] | None:
+    async def _greet(self, device: Device) -> tuple[str, int, str] | None:
         """The person and `since` of the device's hello. Frames that are not a hello get their
         error and the device may still say hello, until the hello time is up; the time to
         check its token (an issuer's keys may have to be fetched) is not the device's."""
         try:
             hello = await self._hello(device)
-            return await self._sign_in.person(hello.token), hello.since
+            return await self._sign_in.person(hello.token), hello.since, hello.token
         except TimeoutError:
             await device.refuse(
                 "unauthorized", "Say hello with your token first.", CLOSE_UNAUTHORIZED
@@ -290,6 +346,9 @@ class LiveEndpoint:
                         await device.send(frames.outgoing("activity", text=event.activity.text))
                     delay = 0.1
             except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                    async with device.deleting:  # a deletion asked here is answered first
+                        raise SignedOut from None  # the person was deleted
                 log.info(
                     "conversation stream ended; reconnecting", extra={"code": error.code().name}
                 )
@@ -327,6 +386,8 @@ class LiveEndpoint:
             await self._documents_page(device, person, frame)
         elif isinstance(frame, AccountRequest):
             await self._account(device, person, frame)
+        elif isinstance(frame, DeleteRequest):
+            await self._delete_everything(device, person, frame)
 
     async def _say(self, device: Device, person: str, say: Say) -> None:
         if not self._limiter.allow(person):
@@ -395,6 +456,34 @@ class LiveEndpoint:
                 note=account.refused,
             )
         )
+
+    async def _delete_everything(self, device: Device, person: str, request: DeleteRequest) -> None:
+        """Removes the person everywhere. This device is told and closed by the gateway itself;
+        the others are signed out as their streams end."""
+        stub = self._peers.stub("session", persons_pb2_grpc.YourDataStub)
+        asked = persons_pb2.DeleteMeRequest(
+            confirmation=request.confirmation, signed_in_at_unix=device.signed_in_at
+        )
+        async with device.deleting:
+            try:
+                await stub.Delete(asked, metadata=self._internal(person))
+            except grpc.aio.AioRpcError as error:
+                await self._not_deleted(device, error)
+                return
+            deleted = phrase(phrases.DELETED, device.language)
+            await device.leave(frames.outgoing("account.deleted", text=deleted), CLOSE_UNAUTHORIZED)
+        raise Deleted
+
+    async def _not_deleted(self, device: Device, error: grpc.aio.AioRpcError) -> None:
+        """Tells the device why nothing (or not all) was deleted, before its stream may end."""
+        if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+            raise SignedOut from None  # deleted already, after this device signed in
+        if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+            refusal = frames.error("bad_frame", phrase(phrases.NOTHING_DELETED, device.language))
+        else:
+            log.warning("a deletion did not finish", extra={"code": error.code().name})
+            refusal = frames.error("unavailable", phrase(phrases.DELETE_AWAY, device.language))
+        await device.send(refusal)
 
     async def _memory_page(self, device: Device, person: str, request: MemoryRequest) -> None:
         metadata = self._internal(person)

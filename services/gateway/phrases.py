@@ -2,8 +2,9 @@
 they write in (`violet.language`): English, Portuguese, Spanish, French and German.
 
 Only the refusals a person can meet are here (a message too long, too many at once, Violet busy
-or away, a memory or a document that is gone). Frames only a broken app sends (not JSON, an
-unknown type, a nested object) are answered in English, for its developer.
+or away, a memory or a document that is gone), and the answer to deleting everything. Frames
+only a broken app sends (not JSON, an unknown type, a nested object) are answered in English,
+for its developer.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ AWAY: Phrase = {
     "fr": "Violet ne peut pas recevoir de messages pour le moment. Réessayez dans un instant.",
     "de": "Violet kann gerade keine Nachrichten annehmen. Versuchen Sie es bitte gleich noch "
     "einmal.",
+}
+SIGNED_OUT: Phrase = {
+    "en": "This account was deleted, so this device is signed out.",
+    "pt": "Esta conta foi apagada, por isso este aparelho saiu da sessão.",
+    "es": "Esta cuenta se ha eliminado, así que este dispositivo ha cerrado la sesión.",
+    "fr": "Ce compte a été supprimé : cet appareil est donc déconnecté.",
+    "de": "Dieses Konto wurde gelöscht, deshalb ist dieses Gerät abgemeldet.",
 }
 BUSY: Phrase = {
     "en": "Violet has too much to answer right now. Please send that again in a moment.",
@@ -100,4 +108,35 @@ ACCOUNT_AWAY: Phrase = {
     "es": "Tu página de la clave no se puede mostrar ahora. Inténtalo de nuevo en un momento.",
     "fr": "Votre page de clé ne peut pas être affichée. Réessayez dans un instant.",
     "de": "Ihre Schlüsselseite kann gerade nicht angezeigt werden. Bitte gleich noch einmal.",
+}
+DELETED: Phrase = {
+    "en": "Everything of yours was deleted from Violet, and every device of yours is signed out. "
+    "If you come back, you start a new, empty conversation.",
+    "pt": "Tudo o que era seu foi apagado da Violet, e todos os seus aparelhos saíram da sessão. "
+    "Se voltar, começa uma conversa nova e vazia.",
+    "es": "Todo lo tuyo se ha eliminado de Violet, y todos tus dispositivos han cerrado la sesión. "
+    "Si vuelves, empezarás una conversación nueva y vacía.",
+    "fr": "Tout ce qui vous concerne a été supprimé de Violet, et tous vos appareils sont "
+    "déconnectés. Si vous revenez, une nouvelle conversation vide commencera.",
+    "de": "Alles von Ihnen wurde aus Violet gelöscht, und alle Ihre Geräte sind abgemeldet. Wenn "
+    "Sie wiederkommen, beginnt ein neues, leeres Gespräch.",
+}
+# The confirmation words stay in English in every language: they are what Violet checks.
+NOTHING_DELETED: Phrase = {
+    "en": 'Nothing was deleted. To delete everything, type "delete everything".',
+    "pt": 'Nada foi apagado. Para apagar tudo, escreva "delete everything".',
+    "es": 'No se ha eliminado nada. Para eliminarlo todo, escribe "delete everything".',
+    "fr": "Rien n'a été supprimé. Pour tout supprimer, tapez « delete everything ».",
+    "de": "Es wurde nichts gelöscht. Um alles zu löschen, tippen Sie „delete everything“.",
+}
+DELETE_AWAY: Phrase = {
+    "en": "Violet couldn't finish deleting everything just now. Please try again in a few minutes.",
+    "pt": "A Violet não conseguiu terminar de apagar tudo agora. Tente de novo daqui a alguns "
+    "minutos.",
+    "es": "Violet no ha podido terminar de eliminarlo todo ahora. Inténtalo de nuevo en unos "
+    "minutos.",
+    "fr": "Violet n'a pas pu finir de tout supprimer pour le moment. Réessayez dans quelques "
+    "minutes.",
+    "de": "Violet konnte gerade nicht alles fertig löschen. Versuchen Sie es bitte in ein paar "
+    "Minuten noch einmal.",
 }

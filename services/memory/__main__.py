@@ -14,6 +14,7 @@ from datetime import timedelta
 
 import grpc
 
+from memory.person_data import PersonDataService
 from memory.runtime import NAME, migrate, open_memory
 from memory.service import MemoryService
 from memory.settings import MemorySettings
@@ -22,7 +23,7 @@ from violet.identity import resolve_secret
 from violet.server import Command, Hosted, run, start
 from violet.tasks import cancel_all
 from violet.unavailable import DependencyUnavailable
-from violet.v1 import memory_pb2, memory_pb2_grpc
+from violet.v1 import memory_pb2, memory_pb2_grpc, persons_pb2, persons_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,9 @@ log = logging.getLogger(__name__)
 @contextlib.asynccontextmanager
 async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
     async with personal_model(settings) as model, open_memory(settings, model) as memory:
-        service = MemoryService(memory, resolve_secret(settings.secret, settings.home))
+        secret = resolve_secret(settings.secret, settings.home)
+        service = MemoryService(memory, secret)
+        person_data = PersonDataService(memory.person_data, secret)
         quiet = asyncio.create_task(
             memory.consolidator.consolidate_when_quiet(
                 settings.memory_quiet_s, settings.memory_sweep_s
@@ -39,7 +42,11 @@ async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
 
         def register(server: grpc.aio.Server) -> list[str]:
             memory_pb2_grpc.add_MemoryServicer_to_server(service, server)
-            return [memory_pb2.DESCRIPTOR.services_by_name["Memory"].full_name]
+            persons_pb2_grpc.add_PersonDataServicer_to_server(person_data, server)
+            return [
+                memory_pb2.DESCRIPTOR.services_by_name["Memory"].full_name,
+                persons_pb2.DESCRIPTOR.services_by_name["PersonData"].full_name,
+            ]
 
         try:
             yield Hosted(register)

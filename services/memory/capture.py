@@ -12,6 +12,11 @@ Each new fact is settled against the person's facts at once (`memory.merging`): 
 said again keeps one item, a new value for the same thing replaces the old one.
 A turn another replica holds (a claim with a lease) is left to it; a turn whose pass died is taken
 up again by the quiet consolidation or the nightly pass.
+
+A pass keeps what it made only while its turn is still there (`PersonMemory.turn_done`, which on
+PostgreSQL holds the turn's row until the pass commits): when the person's memory was erased or
+forgotten whole meanwhile, on any replica, the pass stores nothing and removes the vectors it
+stored.
 """
 
 from __future__ import annotations
@@ -86,9 +91,13 @@ class Capturer:
         self._passes: dict[str, asyncio.Task[None]] = {}
 
     async def accept(self, person: str, turn: NewTurn) -> None:
-        """Stores the turn and starts its background pass; returns before any model call."""
+        """Stores the turn and starts its background pass; returns before any model call. While
+        the person's memory is being erased the turn is not kept."""
         async with self._store.of(person) as memory:
-            await memory.add_turn(turn)
+            stored = await memory.add_turn(turn)
+        if stored is None:
+            log.info("a turn was not captured: the person's memory is being erased")
+            return
         self.kick(person)
 
     def kick(self, person: str) -> None:
@@ -103,6 +112,14 @@ class Capturer:
 
     async def stop(self) -> None:
         await cancel_all(self._passes.values())
+
+    async def stop_for(self, person: str) -> None:
+        """Ends the person's background pass on this replica, wanted or under way; what it had
+        not saved is lost, and the vectors it stored go with the person's."""
+        self._wanted.discard(person)
+        under_way = self._passes.get(person)
+        if under_way is not None:
+            await cancel_all([under_way])
 
     async def _passes_for(self, person: str) -> None:
         try:

@@ -30,6 +30,7 @@ from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
 from memory.store import FACT, Item, MemoryStore
 from violet.clock import utc_now
+from violet.tasks import cancel_all
 from violet.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,8 @@ class Consolidator:
         self._vectors = vectors
         self._passages = passages
         self._capturer = capturer
+        # The quiet consolidation under way on this replica, by person.
+        self._running: dict[str, asyncio.Task[Consolidated]] = {}
 
     async def consolidate(self, person: str) -> Consolidated:
         """Makes the items of any turn still waiting, withdraws facts that do not check out,
@@ -112,9 +115,27 @@ class Consolidator:
 
     async def _consolidate_claimed(self, person: str) -> None:
         started = utc_now()
-        if await self._store.claim_consolidation(person, started + CONSOLIDATION_LEASE):
-            await self.consolidate(person)
+        if not await self._store.claim_consolidation(person, started + CONSOLIDATION_LEASE):
+            return
+        running = asyncio.create_task(self.consolidate(person))
+        self._running[person] = running
+        try:
+            # Waited for without being cancelled with it: `stop_for` ends it, and the sweep goes on.
+            await asyncio.wait([running])
+        except asyncio.CancelledError:
+            await cancel_all([running])
+            raise
+        finally:
+            self._running.pop(person, None)
+        if not running.cancelled():
+            running.result()
             await self._store.consolidated(person, started)
+
+    async def stop_for(self, person: str) -> None:
+        """Ends the person's quiet consolidation under way on this replica, if any."""
+        running = self._running.get(person)
+        if running is not None:
+            await cancel_all([running])
 
     async def sleep(self, undo_window: timedelta) -> Sleep:
         """The nightly pass over everyone: consolidate, purge, repair, compact."""

@@ -68,4 +68,18 @@ async def reindex(
         indexed = {item.id for item in items}
         again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
         previous_texts = await memory.previous_texts(again)
-    await index_items(passages, vectors, again, previous_texts, urgent=urgent)
+    stored = await index_items(passages, vectors, again, previous_texts, urgent=urgent)
+    await _keep_only_of_items_still_there(store, vectors, person, [p.id for p in stored])
+
+
+async def _keep_only_of_items_still_there(
+    store: MemoryStore, vectors: VectorStore, person: str, ids: Sequence[str]
+) -> None:
+    """Deletes the vectors just stored of items gone meanwhile (their person's memory erased or
+    forgotten whole, on any replica). Those remove rows before vectors, so a vector stored after
+    they removed the person's vectors is found here, its row gone."""
+    if not ids:
+        return
+    async with store.reading(person) as memory:
+        there = {item.id for item in await memory.items(ids)}
+    await vectors.delete(person, [item_id for item_id in ids if item_id not in there])

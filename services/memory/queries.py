@@ -36,6 +36,11 @@ class RecentQueries:
             self._vectors.popitem(last=False)
         return vector
 
+    def drop(self, person: str) -> None:
+        """Lets go of every query vector of the person's."""
+        for key in [key for key in self._vectors if key[0] == person]:
+            del self._vectors[key]
+
     def take(self, person: str, text: str) -> NDArray[np.float32] | None:
         """The kept query vector of the person's `text`, once; None when there is none."""
         return self._vectors.pop((person, text), None)

@@ -234,6 +234,17 @@ class Recaller:
         except Exception:  # only a head start is lost: the first recall loads the memory itself
             log.warning("a memory could not be readied ahead of its recall", exc_info=True)
 
+    async def drop(self, person: str) -> None:
+        """Lets go of what this replica keeps of the person: their ranking index and the vectors
+        of their recent queries. An update under way ends first; any later one finds no memory
+        of theirs unless it is new."""
+        async with self._lock(person):
+            self._forget(person)
+        self._queries.drop(person)
+        lock = self._locks.get(person)
+        if lock is not None and not lock.locked():
+            del self._locks[person]
+
     async def _update(self, person: str) -> _PersonIndex | None:
         async with self._lock(person):
             return await self._index_of(person)

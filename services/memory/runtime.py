@@ -14,6 +14,7 @@ from memory.capture import Capturer
 from memory.consolidation import Consolidator
 from memory.page import MemoryPage
 from memory.passages import PassageQueue
+from memory.person_data import PersonData
 from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.settings import MemorySettings
@@ -39,6 +40,7 @@ class Memory:
     recaller: Recaller
     page: MemoryPage
     consolidator: Consolidator
+    person_data: PersonData
 
 
 @contextlib.asynccontextmanager
@@ -56,6 +58,7 @@ async def open_memory(
     queries = RecentQueries(embedder)
     capturer = Capturer(store, vectors, passages, queries, model)
     recaller = Recaller(store, vectors, queries)
+    consolidator = Consolidator(store, vectors, passages, capturer)
     try:
         yield Memory(
             store=store,
@@ -64,7 +67,8 @@ async def open_memory(
             capturer=capturer,
             recaller=recaller,
             page=MemoryPage(store, vectors, passages),
-            consolidator=Consolidator(store, vectors, passages, capturer),
+            consolidator=consolidator,
+            person_data=PersonData(store, vectors, capturer, consolidator, recaller),
         )
     finally:
         await capturer.stop()

@@ -4,6 +4,10 @@ Every change to a person's items advances the person's version in the same trans
 lists the changed items (`memory_versions`, `memory_changes`), so that recall on any replica reads
 one small row to learn whether anything changed, and then only what did.
 
+While a person's memory is being erased (`memory_erasures`), no capture of theirs is taken, and
+no change is versioned for a person left without items: see `PersonMemory.being_erased` and
+`PersonMemory._advance`.
+
 Two layers keep people apart. Every query below filters by the person in code, on both
 backends. On PostgreSQL the service also logs in as its own role and each transaction names its
 person (`violet.database`), so row-level security hides every other person's rows and a
@@ -13,6 +17,7 @@ owner's scan function, which returns names only.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -27,6 +32,8 @@ from sqlalchemy import (
     and_,
     delete,
     event,
+    exists,
+    func,
     insert,
     or_,
     select,
@@ -42,6 +49,7 @@ from memory.sources import Source, sources_from
 from memory.tables import (
     captured_turns,
     memory_changes,
+    memory_erasures,
     memory_items,
     memory_people,
     memory_versions,
@@ -60,6 +68,12 @@ READS_ONLY = "violet_reads_only"
 def new_item_id() -> str:
     # A UUID, because the vector store accepts only UUIDs and integers as point ids.
     return str(uuid.uuid4())
+
+
+def erasure_lock(person: str) -> int:
+    """The PostgreSQL advisory lock key of the person's erase (a signed 64-bit number)."""
+    digest = hashlib.blake2b(f"memory-erasure:{person}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 def open_memory_engine(engine: AsyncEngine) -> AsyncEngine:
@@ -224,10 +238,31 @@ class MemoryStore:
                             memory_people.c.consolidating_until.is_(None),
                             memory_people.c.consolidating_until < moment,
                         ),
+                        ~exists().where(_of(memory_erasures, person)),
                     )
                     .values(consolidating_until=until)
                 )
                 return claimed.rowcount == 1
+
+    async def begin_erasure(self, person: str) -> None:
+        """Names the person as being erased, once every capture of theirs under way on any
+        replica has committed (on PostgreSQL the erase's lock waits for the shared locks those
+        hold, see `PersonMemory.being_erased`); from then on none is taken."""
+        with acting_for(person):
+            async with self._engine.begin() as connection:
+                if self._postgres:
+                    await connection.execute(
+                        select(func.pg_advisory_xact_lock(erasure_lock(person)))
+                    )
+                marked = database.conflict_insert(memory_erasures, postgres=self._postgres)
+                await connection.execute(
+                    marked.values(person=person, started_at=utc_now()).on_conflict_do_nothing()
+                )
+
+    async def end_erasure(self, person: str) -> None:
+        """Captures of the person are taken again: they start a new memory."""
+        async with self.of(person) as memory:
+            await memory.delete_erasure()
 
     async def consolidated(self, person: str, started: datetime) -> None:
         with acting_for(person):
@@ -282,6 +317,8 @@ class PersonMemory:
         if not changed:
             return
         version = await self._advance()
+        if version is None:
+            return
         moment = utc_now()
         upsert = self._insert(memory_changes)
         await self._db.execute(
@@ -295,20 +332,42 @@ class PersonMemory:
             ],
         )
 
-    async def _advance(self) -> int:
+    async def _advance(self) -> int | None:
+        """The transaction's version; None when the person has neither a version nor an item:
+        a change recorded after their memory was erased or forgotten whole (by a background
+        pass, on any replica) then starts no new version, so nothing of theirs is left."""
         if self._version is None:
-            upsert = self._insert(memory_versions).values(
-                person=self.person, epoch=uuid.uuid4().hex, version=1, listed_from=1
+            advanced = await self._db.scalar(
+                update(memory_versions)
+                .where(_of(memory_versions, self.person))
+                .values(version=memory_versions.c.version + 1)
+                .returning(memory_versions.c.version)
             )
-            self._version = int(
-                await self._db.scalar(
+            if advanced is None:
+                if not await self._has_items():
+                    return None
+                upsert = self._insert(memory_versions).values(
+                    person=self.person, epoch=uuid.uuid4().hex, version=1, listed_from=1
+                )
+                advanced = await self._db.scalar(
                     upsert.on_conflict_do_update(
                         index_elements=[memory_versions.c.person],
                         set_={"version": memory_versions.c.version + 1},
                     ).returning(memory_versions.c.version)
                 )
-            )
+            self._version = int(advanced)
         return self._version
+
+    async def _has_items(self) -> bool:
+        # On PostgreSQL the item found stays locked until the transaction ends, so an erase that
+        # deletes it waits for this transaction, and then deletes the version it makes too.
+        found = await self._db.scalar(
+            select(memory_items.c.id)
+            .where(_of(memory_items, self.person))
+            .limit(1)
+            .with_for_update(read=True, key_share=True)
+        )
+        return found is not None
 
     def _insert(self, table: Table) -> Any:
         """An INSERT that can say what to do on a conflict, in the backend's dialect."""
@@ -341,7 +400,10 @@ class PersonMemory:
 
     # Captured turns.
 
-    async def add_turn(self, turn: NewTurn) -> int:
+    async def add_turn(self, turn: NewTurn) -> int | None:
+        """Stores the turn; None, storing nothing, while the person's memory is being erased."""
+        if await self.being_erased():
+            return None
         moment = utc_now()
         turn_id = await self._db.scalar(
             insert(captured_turns)
@@ -369,6 +431,23 @@ class PersonMemory:
             )
         )
         return int(turn_id)
+
+    async def being_erased(self) -> bool:
+        """Whether the person's memory is being erased. On PostgreSQL the transaction holds a
+        shared lock on the person's erase until it ends: an erase starting meanwhile waits for
+        it (`MemoryStore.begin_erasure`), and one that started is seen here. On SQLite every
+        writing transaction runs alone, which does the same."""
+        if self._postgres:
+            await self._db.execute(
+                select(func.pg_advisory_xact_lock_shared(erasure_lock(self.person)))
+            )
+        found = await self._db.scalar(
+            select(memory_erasures.c.person).where(_of(memory_erasures, self.person))
+        )
+        return found is not None
+
+    async def delete_erasure(self) -> None:
+        await self._db.execute(delete(memory_erasures).where(_of(memory_erasures, self.person)))
 
     async def claim_turns(self, until: datetime, limit: int, after_id: int) -> list[CapturedTurn]:
         """Turns after `after_id` still waiting for extraction that no other replica holds,
@@ -503,6 +582,40 @@ class PersonMemory:
             .order_by(memory_items.c.created_at.desc(), memory_items.c.id)
         )
         return [_item(row) for row in rows]
+
+    async def listed_after(
+        self, kind: str, after: tuple[datetime, str] | None, limit: int
+    ) -> list[Item]:
+        """A page of the items of a kind the memory page lists, oldest first: those after
+        `after` (the created_at and id of the last one of the page before)."""
+        query = select(memory_items).where(
+            _of(memory_items, self.person), _active(), memory_items.c.kind == kind
+        )
+        if after is not None:
+            at, item_id = after
+            query = query.where(
+                or_(
+                    memory_items.c.created_at > at,
+                    and_(memory_items.c.created_at == at, memory_items.c.id > item_id),
+                )
+            )
+        rows = await self._db.execute(
+            query.order_by(memory_items.c.created_at, memory_items.c.id).limit(limit)
+        )
+        return [_item(row) for row in rows]
+
+    async def ids_after(self, after: str, limit: int) -> list[str]:
+        """A page of the ids of every item of the person, in recall or not, in id order."""
+        return list(
+            (
+                await self._db.scalars(
+                    select(memory_items.c.id)
+                    .where(_of(memory_items, self.person), memory_items.c.id > after)
+                    .order_by(memory_items.c.id)
+                    .limit(limit)
+                )
+            ).all()
+        )
 
     async def last_turn_item(self, at_or_before: datetime) -> Item | None:
         """The person's latest turn in recall said by then."""
@@ -652,15 +765,18 @@ class PersonMemory:
         await self._compact_changes(before)
         return ids
 
-    async def forget_everything(self) -> None:
+    async def forget_everything(self) -> int:
+        """Deletes every row of the person's memory; returns how many."""
+        deleted = 0
         # Turns first: on PostgreSQL this waits for a capture pass holding them to commit, and
-        # the items it made are then deleted with the rest.
-        for table in (captured_turns, memory_items):
-            await self._db.execute(delete(table).where(_of(table, self.person)))
+        # the items it made are then deleted with the rest. Items before versions: a change
+        # recorded meanwhile waits for them (`_has_items`), and its version is deleted after.
         # With no version left, recall knows the person has no memory; the next change starts
         # a new epoch.
-        for table in (memory_people, memory_versions, memory_changes):
-            await self._db.execute(delete(table).where(_of(table, self.person)))
+        for table in (captured_turns, memory_items, memory_people, memory_versions, memory_changes):
+            done = await self._db.execute(delete(table).where(_of(table, self.person)))
+            deleted += done.rowcount
+        return deleted
 
     async def _set(self, item_id: str, **values: object) -> None:
         await self._db.execute(

@@ -3,7 +3,8 @@
 `memory_items`, `captured_turns`, `memory_versions` and `memory_changes` hold a person's memory
 (or what changed in it) and are guarded by row-level security on PostgreSQL. `memory_people`
 holds no memory, only who has some and when they last spoke: the sweep and the nightly pass read
-it to find whom to work on.
+it to find whom to work on. `memory_erasures` names a person while their memory is being erased
+(`memory.person_data`).
 """
 
 from __future__ import annotations
@@ -110,4 +111,14 @@ memory_changes = Table(
     Column("version", BigInteger, nullable=False),
     Column("changed_at", UtcDateTime(), nullable=False),
     Index("ix_memory_changes_person_version", "person", "version"),
+)
+
+# A person whose memory is being erased, from the erase's start until nothing of theirs is left:
+# meanwhile no capture of theirs is taken, on any replica. A row left by an erase that stopped
+# halfway keeps refusing until the erase is called again and finishes.
+memory_erasures = Table(
+    "memory_erasures",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("started_at", UtcDateTime(), nullable=False),
 )

@@ -12,23 +12,30 @@ from pathlib import Path
 
 import grpc
 
+from router.person_data import PersonDataService
 from router.runtime import NAME, migrate, open_router
 from router.service import RouterService
 from router.settings import RouterSettings
 from violet.accounts_client import personal_model
 from violet.identity import resolve_secret
 from violet.server import Command, Hosted, run
-from violet.v1 import router_pb2, router_pb2_grpc
+from violet.v1 import persons_pb2, persons_pb2_grpc, router_pb2, router_pb2_grpc
 
 
 @contextlib.asynccontextmanager
 async def resources(settings: RouterSettings) -> AsyncIterator[Hosted]:
     async with personal_model(settings) as model, open_router(settings, model=model) as router:
-        service = RouterService(router, resolve_secret(settings.secret, settings.home))
+        secret = resolve_secret(settings.secret, settings.home)
+        service = RouterService(router, secret)
+        person_data = PersonDataService(router.erasure, secret)
 
         def register(server: grpc.aio.Server) -> list[str]:
             router_pb2_grpc.add_RouterServicer_to_server(service, server)
-            return [router_pb2.DESCRIPTOR.services_by_name["Router"].full_name]
+            persons_pb2_grpc.add_PersonDataServicer_to_server(person_data, server)
+            return [
+                router_pb2.DESCRIPTOR.services_by_name["Router"].full_name,
+                persons_pb2.DESCRIPTOR.services_by_name["PersonData"].full_name,
+            ]
 
         yield Hosted(register)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,21 +26,48 @@ def point_id(person: str, topic: str, kind: str) -> str:
     return str(uuid.uuid5(_POINTS, f"{person}\x1f{topic}\x1f{kind}"))
 
 
+@dataclass(frozen=True)
+class EmbeddedCard:
+    """A card's vectors, made before they are stored; `emptied` are the ids of its fields now
+    empty, whose vectors go."""
+
+    person: str
+    points: list[VectorPoint]
+    emptied: list[str]
+
+
 class CardIndex:
     def __init__(self, store: VectorStore, embedders: Embedders) -> None:
         self._store = store
         self._embedders = embedders
 
-    async def put(self, person: str, card: Card) -> None:
-        """Embeds the card and replaces its vectors; a field now empty loses its vector."""
+    async def embed(self, person: str, card: Card) -> EmbeddedCard:
         (vectors,) = await asyncio.to_thread(card_vectors, self._embedders, [card])
         points = [
             VectorPoint(point_id(person, card.topic, kind), person, kind, vector)
             for kind, vector in vectors.items()
         ]
         emptied = [point_id(person, card.topic, k) for k in VECTOR_KINDS if k not in vectors]
-        await self._store.upsert(points)
-        await self._store.delete(person, emptied)
+        return EmbeddedCard(person, points, emptied)
+
+    async def put(self, card: EmbeddedCard) -> None:
+        """Replaces the card's vectors; a field now empty loses its vector."""
+        await self._store.upsert(card.points)
+        await self._store.delete(card.person, card.emptied)
+
+    async def erase(self, person: str, topics: Sequence[str]) -> int:
+        """Removes the vectors of the person's cards on `topics`; how many there were."""
+        ids = [point_id(person, topic, kind) for topic in topics for kind in VECTOR_KINDS]
+        found = await self._store.retrieve(person, ids)
+        await self._store.delete(person, ids)
+        return len(found)
+
+    async def erase_rest(self, person: str) -> int:
+        """Removes every other vector of the person's (a card's whose row is already gone);
+        how many there were. Few are: called after `erase` of each of their cards."""
+        rest = await self._store.scroll(person)
+        await self._store.delete_person(person)
+        return len(rest)
 
     async def similarities(
         self, person: str, requests: dict[str, Vector], cards: Sequence[Card], known: int

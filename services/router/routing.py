@@ -22,6 +22,7 @@ from router.cards import ACTIVE_FOR, Card
 from router.embedding import Embedders, opening_vector
 from router.features import SENTENCE_MODELS, Request
 from router.index import CardIndex
+from router.person_data import Erasure
 from router.scoring import Scored, Scorer
 from router.store import CardStore, Decision, DecisionLog
 from violet.clock import utc_now
@@ -90,22 +91,33 @@ class Router:
         tracer: trace.Tracer | None = None,
     ) -> None:
         self._cards = cards
+        self._lifetimes = cards.lifetimes
         self._index = index
         self._embedders = embedders
         self._scorer = scorer
         self._model = model
         self._decisions = decisions
         self._tracer = tracer or trace.get_tracer(__name__)
+        self.erasure = Erasure(cards, index)
 
     async def update_card(self, person: str, card: Card) -> None:
-        await self._cards.put(person, card)
-        await self._index.put(person, card)
+        """Raises PersonErased when the person is erased meanwhile: then nothing is kept."""
+        lifetime = await self._lifetimes.current(person)
+        embedded = await self._index.embed(person, card)
+        # The vectors too are written while the lifetime is held, so that an erasure, which
+        # waits for it, finds them.
+        async with self._lifetimes.claimed(person, lifetime) as db:
+            await self._cards.put(db, person, card)
+            await self._index.put(embedded)
 
     async def route(self, person: str, request: str, now: datetime | None = None) -> Decision:
+        """Raises PersonErased when the person is erased meanwhile: then nothing is logged."""
         now = now or utc_now()
+        lifetime = await self._lifetimes.current(person)
         with self._tracer.start_as_current_span("router.route") as span:
             decision = await self._decide(person, request, now)
-            await self._decisions.record(decision)
+            async with self._lifetimes.claimed(person, lifetime) as db:
+                await self._decisions.record(db, decision)
             span.set_attributes(
                 {
                     "violet.route.candidates": decision.candidates,

@@ -4,13 +4,13 @@ the topic a question from other work is about."""
 from __future__ import annotations
 
 from datetime import UTC
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 
 from router.cards import Card
 from router.routing import Router
-from router.store import Decision
+from router.store import Decision, PersonErased
 from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
 from violet.v1 import router_pb2, router_pb2_grpc
@@ -62,7 +62,11 @@ class RouterService(router_pb2_grpc.RouterServicer):
     ) -> router_pb2.RouteDecision:
         identity = await authenticate(context, self._secret)
         text = await _checked(context, request.request, "request")
-        return to_message(await self._router.route(identity.person, text))
+        try:
+            decision = await self._router.route(identity.person, text)
+        except PersonErased:
+            await _erased(context)
+        return to_message(decision)
 
     async def UpdateCard(
         self,
@@ -72,7 +76,10 @@ class RouterService(router_pb2_grpc.RouterServicer):
         identity = await authenticate(context, self._secret)
         if not request.topic.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "a card needs its topic")
-        await self._router.update_card(identity.person, card_of(request))
+        try:
+            await self._router.update_card(identity.person, card_of(request))
+        except PersonErased:
+            await _erased(context)
         return router_pb2.UpdateCardReply()
 
     async def ListDecisions(
@@ -100,6 +107,13 @@ class RouterService(router_pb2_grpc.RouterServicer):
         question = await _checked(context, request.question, "question")
         found = await self._router.nearest(identity.person, question, request.besides)
         return router_pb2.NearestTopicReply(topic=found.topic, score=found.score)
+
+
+async def _erased(context: grpc.aio.ServicerContext[Any, Any]) -> NoReturn:
+    await context.abort(
+        grpc.StatusCode.ABORTED,
+        "the person's data was erased while this call ran, so nothing of it was kept",
+    )
 
 
 async def _checked(context: grpc.aio.ServicerContext[Any, Any], text: str, what: str) -> str:

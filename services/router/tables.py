@@ -1,4 +1,5 @@
-"""The router's tables: the topic cards and the log of every routing decision."""
+"""The router's tables: the topic cards, the log of every routing decision, and the lifetime
+of each person's routing state."""
 
 from __future__ import annotations
 
@@ -7,6 +8,18 @@ from sqlalchemy import JSON, Column, Float, Index, MetaData, String, Table, Text
 from violet.clock import UtcDateTime
 
 metadata = MetaData()
+
+# One per person the router holds anything of. Every write of a person's takes this row in its
+# transaction and writes only if the `lifetime` it began under is still the row's: erasing the
+# person deletes the row, so a write begun before the erasure finds it gone and is dropped, and a
+# request after it begins a new lifetime, as a new person does (store.Lifetimes).
+lifetimes = Table(
+    "routing_lifetimes",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("lifetime", String(32), nullable=False),
+    Column("began_at", UtcDateTime(), nullable=False),
+)
 
 # One per work session, kept current by the worker after each of its turns.
 cards = Table(

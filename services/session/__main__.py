@@ -14,10 +14,14 @@ from session.accounts import AccountRules, Accounts
 from session.accounts_service import AccountsService, OperatorService
 from session.actions import MainActions
 from session.activity import Activity
+from session.archive import Archive
+from session.devices import Devices
+from session.erasure import Erasure, Standing
 from session.feed import Feed, listener_conninfo
 from session.fold import Fold
 from session.key_check import key_check
 from session.memory_client import MemoryClient
+from session.person_service import YourDataService
 from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
 from session.settings import SessionSettings
@@ -34,7 +38,14 @@ from violet.models.factory import personal_model_client
 from violet.models.usage import UsageBatches
 from violet.server import Hosted, run
 from violet.tasks import cancel_all
-from violet.v1 import accounts_pb2, accounts_pb2_grpc, session_pb2, session_pb2_grpc
+from violet.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    persons_pb2,
+    persons_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+)
 
 NAME = "session"
 
@@ -71,24 +82,33 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     actions = MainActions(store.pins, store.effects, peers)
     activity = Activity(store.transcript, feed)
     main = MainSession(model, store.pins, memory, actions, window, activity, accounts)
+    lock = turn_lock(db, replica, settings.lock_lease_s)
     runner = TurnRunner(
         store,
         main,
         Fold(model, store, window, replica),
         Delivery(feed, memory),
-        Replica(replica, secret, turn_lock(db, replica, settings.lock_lease_s)),
+        Replica(replica, secret, lock),
         backlog=settings.turn_backlog,
     )
-    service = SessionService(store, runner, feed, activity, memory, secret)
+    standing = Standing(db, secret)
+    service = SessionService(store, runner, feed, activity, memory, secret, standing, Devices(db))
+    archive = Archive(db, peers, secret)
+    erasure = Erasure(db, peers, feed, lock, secret)
 
     async def language_of(person: str) -> str:
         conversation = await store.conversations.conversation_of(person)
         newest = await store.conversations.last_seq(conversation)
         return person_language(await store.transcript.since(conversation.id, newest - 10))
 
-    faces = (AccountsService(accounts, secret, language_of), OperatorService(accounts, secret))
+    faces = (
+        AccountsService(accounts, secret, language_of),
+        OperatorService(accounts, secret, archive, erasure),
+        YourDataService(archive, erasure, standing, secret),
+    )
     background = [
         asyncio.create_task(runner.sweep_forever(settings.sweep_s)),
+        asyncio.create_task(erasure.sweep_forever(settings.sweep_s)),
         asyncio.create_task(usage.flush_forever()),
     ]
     if database.is_postgres(url):
@@ -99,9 +119,11 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         session_pb2_grpc.add_SessionServicer_to_server(service, server)
         accounts_pb2_grpc.add_AccountsServicer_to_server(faces[0], server)
         accounts_pb2_grpc.add_OperatorServicer_to_server(faces[1], server)
+        persons_pb2_grpc.add_YourDataServicer_to_server(faces[2], server)
         return [
             session_pb2.DESCRIPTOR.services_by_name["Session"].full_name,
             *(service.full_name for service in accounts_pb2.DESCRIPTOR.services_by_name.values()),
+            persons_pb2.DESCRIPTOR.services_by_name["YourData"].full_name,
         ]
 
     try:

@@ -4,18 +4,21 @@ operator's commands, behind a token only the stack's secret can make."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import date
 
 import grpc
 
 from session.account_phrases import not_kept_phrase, state_phrase
 from session.accounts import Accounts, AccountView, KeyNotKept
+from session.archive import Archive
+from session.erasure import Erasure
+from session.person_service import archive_chunks, remove
 from violet.accounts_client import usage_row_message, usage_row_of
 from violet.clock import utc_now
 from violet.identity import acting_for, authenticate, authenticate_operator
 from violet.keyring import ApiKey
-from violet.v1 import accounts_pb2, accounts_pb2_grpc
+from violet.v1 import accounts_pb2, accounts_pb2_grpc, persons_pb2
 
 MAX_KEY_CHARS = 500
 LanguageOf = Callable[[str], Awaitable[str]]
@@ -128,9 +131,11 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
 
 
 class OperatorService(accounts_pb2_grpc.OperatorServicer):
-    def __init__(self, accounts: Accounts, secret: str) -> None:
+    def __init__(self, accounts: Accounts, secret: str, archive: Archive, erasure: Erasure) -> None:
         self._accounts = accounts
         self._secret = secret
+        self._archive = archive
+        self._erasure = erasure
 
     async def SetPersonKey(
         self,
@@ -187,6 +192,23 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
         return accounts_pb2.RotateKeysReply(
             rotated=rotated, skipped=skipped, current=self._accounts.current_kek
         )
+
+    async def ExportPerson(
+        self,
+        request: accounts_pb2.PersonRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[persons_pb2.ArchiveChunk]:
+        person = await self._person(request.person, context)
+        async for chunk in archive_chunks(self._archive, person, context):
+            yield chunk
+
+    async def DeletePerson(
+        self,
+        request: accounts_pb2.PersonRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> persons_pb2.DeleteReply:
+        person = await self._person(request.person, context)
+        return await remove(self._erasure, person, "operator", context)
 
     async def _person(self, person: str, context: grpc.aio.ServicerContext) -> str:
         await authenticate_operator(context, self._secret)

@@ -25,7 +25,7 @@ from session.turn import MainSession
 from session.turn_context import TurnContext, load_turn_context
 from session.updates import Update
 from violet.faults import fault_point
-from violet.identity import Identity, acting_for, service_identity
+from violet.identity import acting_for, service_identity
 from violet.leases import Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
 from violet.models import JsonObject
@@ -79,6 +79,8 @@ class TurnRunner:
         self._again: set[str] = set()
         self._served: set[str] = set()
         self._captures: set[asyncio.Task[None]] = set()
+        # Each conversation's captures under way: they end before its turn lock is let go.
+        self._captures_of: dict[str, set[asyncio.Task[None]]] = {}
         self._stopping = False
 
     def schedule(self, conversation: Conversation) -> None:
@@ -149,12 +151,23 @@ class TurnRunner:
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
             async with lock.held(conversation.id):
-                work = await self._next(conversation)
-                while work is not None and not self._stopping:
-                    if isinstance(work, Message):
-                        work = await self._turn(conversation, work)
-                    else:
-                        work = await self._tell(conversation, work)
+                try:
+                    work = await self._next(conversation)
+                    while work is not None and not self._stopping:
+                        if isinstance(work, Message):
+                            work = await self._turn(conversation, work)
+                        else:
+                            work = await self._tell(conversation, work)
+                finally:
+                    await self._captured(conversation)
+
+    async def _captured(self, conversation: Conversation) -> None:
+        """Waits for the conversation's captures, so whoever takes the turn lock next (a
+        removal of the person, say) knows that nothing of its turns is still on its way to
+        memory. The answers are out already: only the lock waits."""
+        under_way = self._captures_of.pop(conversation.id, set())
+        if under_way:
+            await asyncio.wait(under_way)
 
     async def _context(self, conversation: Conversation) -> TurnContext:
         identity = service_identity(conversation.person, self._replica.secret)
@@ -178,7 +191,7 @@ class TurnRunner:
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
             if said.remember:  # a turn the model declined leaves nothing in memory
                 seqs = [message.seq, answer.seq]
-                self._capture(context.identity, message.text, said.text, seqs, told=said.told)
+                self._capture(context, message.text, said.text, seqs, told=said.told)
             return await self._fold_when_caught_up(context.after(answer), said.roll_over)
 
     async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
@@ -200,7 +213,7 @@ class TurnRunner:
             result = said.told if update.kind == "result" else ""
             if update.deeds or result:
                 self._capture(
-                    context.identity,
+                    context,
                     "",
                     "",
                     [told.seq],
@@ -237,7 +250,7 @@ class TurnRunner:
 
     def _capture(
         self,
-        identity: Identity,
+        context: TurnContext,
         said: str,
         answered: str,
         seqs: list[int],
@@ -247,10 +260,13 @@ class TurnRunner:
     ) -> None:
         """Memory capture runs beside the conversation, never in front of the next answer."""
         capture = asyncio.create_task(
-            self._delivery.memory.capture(identity, said, answered, seqs, deeds, told, sources)
+            self._delivery.memory.capture(
+                context.identity, said, answered, seqs, deeds, told, sources
+            )
         )
         self._captures.add(capture)
         capture.add_done_callback(self._captures.discard)
+        self._captures_of.setdefault(context.conversation.id, set()).add(capture)
 
     async def _model_conversation(self, conversation: Conversation) -> ModelConversation:
         """The model conversation this turn belongs to; a replica new to the person opens one,

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime
 
 import grpc
 from google.protobuf.json_format import MessageToDict
 
 from session.activity import Activity
+from session.devices import Devices
+from session.erasure import Removed, Standing, signed_in
 from session.feed import Feed
 from session.memory_client import MemoryClient
+from session.person_service import SIGNED_OUT
 from session.runner import TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
@@ -44,6 +48,8 @@ class SessionService(session_pb2_grpc.SessionServicer):
         activity: Activity,
         memory: MemoryClient,
         secret: str,
+        standing: Standing,
+        devices: Devices,
     ) -> None:
         self._conversations = store.conversations
         self._transcript = store.transcript
@@ -53,6 +59,8 @@ class SessionService(session_pb2_grpc.SessionServicer):
         self._activity = activity
         self._memory = memory
         self._secret = secret
+        self._standing = standing
+        self._devices = devices
 
     async def Open(
         self,
@@ -60,6 +68,10 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.OpenRequest, session_pb2.OpenReply],
     ) -> session_pb2.OpenReply:
         identity = await authenticate(context, self._secret)
+        signed_in_at = signed_in(request.signed_in_at_unix)
+        await self._may_serve(identity.person, context, signed_in_at)
+        if request.device and signed_in_at is not None:
+            await self._devices.seen(identity.person, request.device, signed_in_at, request.agent)
         # A device opens the conversation as the person opens the app: their memory gets
         # ready while they read and type.
         self._memory.prepare(identity)
@@ -83,6 +95,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message holds at most {MAX_TEXT} characters"
             )
+        await self._may_serve(identity.person, context)
         conversation = await self._conversations.conversation_of(identity.person)
         if self._runner.full(conversation):
             await context.abort(
@@ -102,6 +115,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.FollowRequest, session_pb2.ConversationEvent],
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
+        await self._may_serve(identity.person, context)
         conversation = await self._conversations.conversation_of(identity.person)
         last = request.since
         activity = self._feed.subscribe(conversation.id)
@@ -115,6 +129,8 @@ class SessionService(session_pb2_grpc.SessionServicer):
                     line = activity.get_nowait()
                     yield session_pb2.ConversationEvent(activity=session_pb2.Activity(text=line))
                 await self._feed.wait(signal)
+                # A removal of the person wakes every follower: each device is signed out.
+                await self._may_serve(identity.person, context)
         finally:
             self._feed.unsubscribe(conversation.id, activity)
 
@@ -124,6 +140,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.WorkUpdate, session_pb2.DeliverReply],
     ) -> session_pb2.DeliverReply:
         identity = await authenticate(context, self._secret)
+        await self._may_serve(identity.person, context)
         conversation = await self._conversations.conversation_of(identity.person)
         kind = request.WhichOneof("update")
         if kind == "activity":
@@ -157,3 +174,14 @@ class SessionService(session_pb2_grpc.SessionServicer):
         else:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the update is empty")
         return session_pb2.DeliverReply()
+
+    async def _may_serve(
+        self,
+        person: str,
+        context: grpc.aio.ServicerContext,
+        signed_in_at: datetime | None = None,
+    ) -> None:
+        try:
+            await self._standing.check(person, signed_in_at)
+        except Removed:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)

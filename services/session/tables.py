@@ -187,3 +187,47 @@ account_notices = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     Column("told_at", UtcDateTime(), nullable=True),
 )
+
+# The devices a person signed in with, recorded at each device's `hello`.
+devices = Table(
+    "devices",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    # A digest of the device's token: the device, never the token itself.
+    Column("device", String(64), primary_key=True),
+    Column("signed_in_at", UtcDateTime(), nullable=False),
+    Column("first_seen", UtcDateTime(), nullable=False),
+    Column("last_seen", UtcDateTime(), nullable=False),
+    Column("agent", String(200), nullable=False, default=""),
+)
+
+# A person's removal, from the request until every service has erased them. The name is kept
+# only while the removal runs (it is resumed after a crash); then only a keyed digest of it and
+# the time stay, so that a token issued before the removal is refused until tokens that old
+# have expired.
+erasures = Table(
+    "erasures",
+    metadata,
+    Column("digest", String(64), primary_key=True),
+    Column("person", String(200), nullable=True),
+    Column("requested_at", UtcDateTime(), nullable=False),
+    Column("finished_at", UtcDateTime(), nullable=True),
+    # "person" or "operator".
+    Column("requested_by", String(16), nullable=False),
+)
+
+# What removed people's calls cost, summed with no person: the operator's totals stay right.
+erased_usage = Table(
+    "erased_usage",
+    metadata,
+    Column("day", Date, primary_key=True),
+    Column("call", String(40), primary_key=True),
+    Column("payer", String(16), primary_key=True),
+    Column("model", String(80), primary_key=True),
+    Column("calls", BigInteger, nullable=False, default=0),
+    Column("input_tokens", BigInteger, nullable=False, default=0),
+    Column("cache_write_tokens", BigInteger, nullable=False, default=0),
+    Column("cache_read_tokens", BigInteger, nullable=False, default=0),
+    Column("output_tokens", BigInteger, nullable=False, default=0),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+)

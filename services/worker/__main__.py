@@ -17,12 +17,20 @@ from violet.identity import resolve_secret
 from violet.models import ModelClient
 from violet.server import Hosted, run
 from violet.tasks import cancel_all
-from violet.v1 import documents_pb2, documents_pb2_grpc, worker_pb2, worker_pb2_grpc
+from violet.v1 import (
+    documents_pb2,
+    documents_pb2_grpc,
+    persons_pb2,
+    persons_pb2_grpc,
+    worker_pb2,
+    worker_pb2_grpc,
+)
 from worker.agent import WorkAgent
 from worker.asking import OtherWork
 from worker.documents_service import DocumentsService
 from worker.folders import Folders
 from worker.mail import Mailer
+from worker.person_data import PersonDataService
 from worker.reporter import Reporter
 from worker.runner import WorkRunner
 from worker.sandbox import Limits, Sandbox, SandboxUnavailable, choose_sandbox
@@ -122,6 +130,7 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
     )
     service = WorkerService(store, runner, secret)
     documents = DocumentsService(folders, secret)
+    person_data = PersonDataService(store, runner, folders, secret)
     background = [
         asyncio.create_task(_prepare(sandbox)),
         asyncio.create_task(runner.sweep_forever(settings.work_sweep_s)),
@@ -133,9 +142,11 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
     def register(server: grpc.aio.Server) -> list[str]:
         worker_pb2_grpc.add_WorkerServicer_to_server(service, server)
         documents_pb2_grpc.add_DocumentsServicer_to_server(documents, server)
+        persons_pb2_grpc.add_PersonDataServicer_to_server(person_data, server)
         return [
             worker_pb2.DESCRIPTOR.services_by_name["Worker"].full_name,
             documents_pb2.DESCRIPTOR.services_by_name["Documents"].full_name,
+            persons_pb2.DESCRIPTOR.services_by_name["PersonData"].full_name,
         ]
 
     try:

@@ -36,7 +36,12 @@ from worker.deeds import deeds_of, sources_of
 from worker.reporter import Reporter
 from worker.store import WorkStore
 from worker.store.requests import Request
-from worker.store.work_sessions import HeldResult, StaleWorkSession, WorkSession
+from worker.store.work_sessions import (
+    HeldResult,
+    StaleWorkSession,
+    WorkSession,
+    WorkSessionGone,
+)
 from worker.toolbox import SENDING, Asker, NeedsApproval, Toolbox, ToolResult, activity_line
 
 log = logging.getLogger(__name__)
@@ -82,6 +87,17 @@ MODEL_FAILED = {
     "fr": "Je n'ai pas pu finir pour l'instant. Redemandez-moi dans un moment.",
     "de": "Das konnte ich gerade nicht fertigstellen. Fragen Sie bitte gleich noch einmal.",
 }
+# What the person is told when a request could not be done, in any of their languages.
+_TOLD_FAILURES = frozenset(
+    words for phrases in (GAVE_UP, DECLINED, MODEL_FAILED) for words in phrases.values()
+)
+
+
+def told_failure(outcome: str) -> bool:
+    """Whether a request's outcome told the person it could not be done."""
+    return outcome in _TOLD_FAILURES
+
+
 WORK_SYSTEM = """You do one piece of background work for a person, on behalf of Violet, their \
 personal assistant. Every user turn in plain text is the person's own request: do it with your \
 tools, then end with a short report in plain words of what you did and what you made (the \
@@ -317,6 +333,8 @@ class WorkAgent:
         with tracer.start_as_current_span("work tool", attributes={"violet.tool": call.name}):
             try:
                 return await self._toolbox.run(call, asker)
+            except WorkSessionGone:
+                raise  # its person's data was erased: the step ends here
             except Exception:
                 log.exception("a tool failed unexpectedly", extra={"tool": call.name})
                 return ToolResult("That did not work because of an unexpected problem.", True)

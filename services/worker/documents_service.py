@@ -78,7 +78,10 @@ class DocumentsService(documents_pb2_grpc.DocumentsServicer):
         """`action` on the person's documents, away from the event loop; a refusal ends the
         call with its words."""
         try:
-            return await asyncio.to_thread(lambda: action(self._folders.documents(person)))
+            # Nothing here makes the person's folder: only their work writes documents.
+            return await asyncio.to_thread(
+                lambda: action(self._folders.documents(person, create=False))
+            )
         except DocumentError as error:
             await _refuse(context, error)
 

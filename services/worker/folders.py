@@ -9,13 +9,17 @@ enough to notice a mistake, not so long that a person's deleted words linger), t
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import TracebackType
 
 from violet.clock import Clock, utc_now
 from violet.text import document_title
@@ -28,8 +32,16 @@ DELETED_KEPT = timedelta(days=30)
 DELETED_FOLDER = ".deleted"
 # Enough of a document to find its heading in.
 HEAD_CHARS = 1_000
+# The empty folder code sees when the person has no documents; no person's folder name starts
+# with a dot.
+NOBODYS_FOLDER = ".nobody"
+# How many times a removal goes over a folder that something was still adding to.
+REMOVAL_PASSES = 3
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$")
 _SLUG = re.compile(r"[^a-z0-9]+")
+
+
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType]
 
 
 class DocumentError(Exception):
@@ -50,6 +62,18 @@ class Listed:
     title: str
     modified: datetime
     size: int
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A document as the person's archive shows it: in the folder, or deleted and still able
+    to come back."""
+
+    name: str
+    path: Path
+    written_at: datetime
+    size: int
+    deleted: bool
 
 
 @dataclass(frozen=True)
@@ -78,13 +102,44 @@ class Folders:
         self.root = root
         self.quota_bytes = quota_bytes
 
-    def of(self, person: str) -> PersonFolder:
+    def of(self, person: str, *, create: bool = True) -> PersonFolder:
+        """The person's folder; made unless `create` is False (reading makes nothing, so no
+        folder of a person is made again after their data was erased)."""
         folder = PersonFolder(self.root / folder_name(person))
-        folder.documents.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if create:
+            folder.documents.mkdir(mode=0o700, parents=True, exist_ok=True)
         return folder
 
-    def documents(self, person: str) -> Documents:
-        return Documents(self.of(person).documents, self.quota_bytes)
+    def readable(self, person: str) -> PersonFolder:
+        """The person's folder, for code to read their documents in; one that is empty and no
+        one's while they have none, so running code never makes a person's folder."""
+        folder = self.of(person, create=False)
+        if folder.documents.is_dir():
+            return folder
+        nobodys = PersonFolder(self.root / NOBODYS_FOLDER)
+        nobodys.documents.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return nobodys
+
+    def documents(self, person: str, *, create: bool = True) -> Documents:
+        return Documents(self.of(person, create=create).documents, self.quota_bytes)
+
+    def remove(self, person: str) -> int:
+        """Removes the person's whole folder (documents, deleted ones, anything else); how many
+        files it held. Another pass goes over what was added meanwhile (a document moved among
+        the deleted ones as the removal ran); a folder still there after the last pass is an
+        OSError, and the next removal finishes it."""
+        root = self.root / folder_name(person)
+        if root.is_symlink():
+            root.unlink()
+            return 0
+        files = sum(len(names) for _, _, names in os.walk(root))
+        for _ in range(REMOVAL_PASSES):
+            if not root.exists():
+                return files
+            shutil.rmtree(root, onerror=_unless_moved)
+        if root.exists():
+            raise OSError(errno.ENOTEMPTY, "the person's folder is still being written", root)
+        return files
 
     def purge_deleted(self) -> None:
         """Removes everyone's deleted documents kept past `DELETED_KEPT`, including those of
@@ -93,6 +148,16 @@ class Folders:
             documents = PersonFolder(folder).documents
             if documents.is_dir() and not folder.is_symlink():
                 Documents(documents, self.quota_bytes).purge_deleted()
+
+
+def _unless_moved(_function: Callable[..., object], _path: str, error: ExcInfo) -> None:
+    """Lets a removal go on past an entry moved away, or added, while it ran; raises the rest."""
+    problem = error[1]
+    if isinstance(problem, FileNotFoundError):
+        return
+    if isinstance(problem, OSError) and problem.errno == errno.ENOTEMPTY:
+        return
+    raise problem
 
 
 def document_name(name: str) -> str:
@@ -164,6 +229,8 @@ class Documents:
         return safe, path
 
     def names(self) -> list[str]:
+        if not self._folder.is_dir():
+            return []
         return sorted(
             entry.name
             for entry in self._folder.iterdir()
@@ -191,6 +258,25 @@ class Documents:
             modified = datetime.fromtimestamp(stat.st_mtime, UTC)
             found.append(Listed(name, document_title(name, head), modified, stat.st_size))
         return sorted(found, key=lambda listed: (listed.modified, listed.name), reverse=True)
+
+    def kept(self) -> list[Kept]:
+        """Every document the person has: in the folder, and deleted ones within
+        `DELETED_KEPT`; oldest written first."""
+        oldest_kept = (self._clock() - DELETED_KEPT).timestamp() * 1_000_000
+        entries = [(name, self._folder / name, False) for name in self.names()] + [
+            (name, entry, True)
+            for deleted_at, name, entry in self._deleted_ones()
+            if deleted_at >= oldest_kept
+        ]
+        found = []
+        for name, path, deleted in entries:
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                continue  # deleted, restored or purged while being listed
+            modified = datetime.fromtimestamp(stat.st_mtime, UTC)
+            found.append(Kept(name, path, modified, stat.st_size, deleted))
+        return sorted(found, key=lambda kept: (kept.written_at, kept.name, kept.deleted))
 
     def delete(self, name: str) -> str:
         """Moves the document among the deleted ones, keeping its time of change."""

@@ -12,10 +12,12 @@ from violet.v1 import worker_pb2, worker_pb2_grpc
 from worker.cards import title_of
 from worker.runner import WorkRunner
 from worker.store import WorkStore
+from worker.store.erasures import BeingErased
 
 MAX_REQUEST_CHARS = 8_000
 MAX_KEY_CHARS = 200
 _TOPIC = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+BEING_ERASED = "this person's data is being erased; nothing new of theirs is taken until it is done"
 
 
 class WorkerService(worker_pb2_grpc.WorkerServicer):
@@ -43,15 +45,18 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
         if len(request.key) > MAX_KEY_CHARS or "\x00" in request.key:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "that is not a request key")
         trace_id, span_id = current_span_ids() or (None, None)
-        topic = await self._store.requests.start(
-            identity.person,
-            request.topic,
-            text,
-            title=title_of(text),
-            key=request.key,
-            trace_id=trace_id,
-            span_id=span_id,
-        )
+        try:
+            topic = await self._store.requests.start(
+                identity.person,
+                request.topic,
+                text,
+                title=title_of(text),
+                key=request.key,
+                trace_id=trace_id,
+                span_id=span_id,
+            )
+        except BeingErased:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, BEING_ERASED)
         self._runner.wake(topic, identity.person)
         return worker_pb2.StartWorkReply(topic=topic)
 
@@ -63,9 +68,12 @@ class WorkerService(worker_pb2_grpc.WorkerServicer):
         ],
     ) -> worker_pb2.AnswerApprovalReply:
         identity = await authenticate(context, self._secret)
-        approval = await self._store.approvals.answer(
-            identity.person, request.approval, request.approved
-        )
+        try:
+            approval = await self._store.approvals.answer(
+                identity.person, request.approval, request.approved
+            )
+        except BeingErased:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, BEING_ERASED)
         if approval is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, "nothing is waiting for that answer")
         self._runner.wake(approval.work_session_id, identity.person)

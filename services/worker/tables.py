@@ -1,4 +1,5 @@
-"""The worker's tables: work sessions, their model conversations, requests, approvals, outbox."""
+"""The worker's tables: work sessions, their model conversations, requests, approvals, outbox,
+and the erases under way."""
 
 from __future__ import annotations
 
@@ -98,6 +99,9 @@ approvals = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     Column("answered_at", UtcDateTime(), nullable=True),
     Column("claimed_at", UtcDateTime(), nullable=True),
+    # The person's answer, "yes" or "no" (NULL while none came): kept past "done", which no
+    # longer tells the two apart.
+    Column("answer", String(3), nullable=True),
     UniqueConstraint("session_id", "tool_use_id", name="uq_approvals_call"),
     Index("ix_approvals_status", "status"),
 )
@@ -119,4 +123,14 @@ outbox = Table(
     Column("next_try_at", UtcDateTime(), nullable=False),
     Column("sent_at", UtcDateTime(), nullable=True),
     Index("ix_outbox_due", "sent_at", "next_try_at"),
+)
+
+# A person whose erase is under way (`worker.store.erasures`): while their row is here, nothing
+# adds work of theirs. Removed when the erase ends; a row left by a crash is finished by the
+# next erase of the person.
+erasures = Table(
+    "erasures",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("started_at", UtcDateTime(), nullable=False),
 )

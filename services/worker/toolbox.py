@@ -210,7 +210,12 @@ class Toolbox:
             return await self._search(str(arguments.get("query", "")))
         if call.name == t.RUN_PYTHON:
             return await self._python(str(arguments.get("code", "")), asker)
-        if call.name in (t.WRITE_DOCUMENT, t.READ_DOCUMENT, t.LIST_DOCUMENTS):
+        if call.name == t.WRITE_DOCUMENT:
+            # The folder changes only while the work session is stored: a write never brings
+            # back a folder whose person's data was erased.
+            async with self._store.work_sessions.present(asker.work_session_id):
+                return await asyncio.to_thread(self._documents, call, asker)
+        if call.name in (t.READ_DOCUMENT, t.LIST_DOCUMENTS):
             return await asyncio.to_thread(self._documents, call, asker)
         if call.name == t.SEND_EMAIL:
             return self._hold_email(arguments, asker)
@@ -238,7 +243,8 @@ class Toolbox:
         if not code.strip():
             return failed("There is no code to run.")
         try:
-            outcome = await self._sandbox.run(code, self._folders.of(asker.person))
+            folder = await asyncio.to_thread(self._folders.readable, asker.person)
+            outcome = await self._sandbox.run(code, folder)
         except SandboxUnavailable as error:
             return failed(str(error))
         if outcome.timed_out:
@@ -246,7 +252,7 @@ class Toolbox:
         return ToolResult(t.python_result(outcome.stdout, outcome.stderr, outcome.exit_code))
 
     def _documents(self, call: ToolCall, asker: Asker) -> ToolResult:
-        documents = self._folders.documents(asker.person)
+        documents = self._folders.documents(asker.person, create=call.name == t.WRITE_DOCUMENT)
         name = str(call.input.get("name", ""))
         try:
             if call.name == t.WRITE_DOCUMENT:

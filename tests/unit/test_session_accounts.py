@@ -4,8 +4,7 @@ what their calls cost, their budget on the operator's key, and what to tell them
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -17,14 +16,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from session.account_phrases import AFTER_REFUSAL, KEY_REFUSED, NEAR
 from session.accounts import AccountRules, Accounts, AccountView, KeyCheck, KeyNotKept
 from session.tables import person_keys
-from tests.support.postgres import fresh_schema
+from tests.support.session_db import session_settings
 from violet import database
 from violet.identity import acting_for
 from violet.keyring import ApiKey, Keyring, Sealed, new_entry, parse_keyring, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
 from violet.models.errors import ModelUnavailable
 from violet.models.usage import UsageRow
-from violet.settings import CommonSettings
 
 ANN, BOB = "ann", "bob"
 ANN_KEY = ApiKey("sk-ant-api03-Zq9xW8vU7tS6rR5qP4oN3mL2kJ1i-WXYZ")
@@ -85,21 +83,6 @@ class Place:
             check or Check(),
             self.clock,
         )
-
-
-@contextlib.contextmanager
-def session_settings(backend: str, folder: Path) -> Iterator[CommonSettings]:
-    """Settings whose database holds the session service's tables, migrated by their owner;
-    the service's engine then logs in as its own role on PostgreSQL."""
-    if backend == "sqlite":
-        settings = CommonSettings(database_url=f"sqlite:///{folder / 'session.db'}")
-        database.migrate_service(settings, "session")
-        yield settings
-        return
-    with fresh_schema() as url:
-        settings = CommonSettings(database_url=url)
-        database.migrate_service(settings, "session")
-        yield settings
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

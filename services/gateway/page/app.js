@@ -1,5 +1,5 @@
 // Violet in a browser: the chat, the memory page, the documents and the key page, spoken over
-// the phone protocol only.
+// the phone protocol; the person's archive is the one thing fetched apart (GET /v1/export).
 "use strict";
 
 const TOKEN_KEY = "violet.token";
@@ -8,6 +8,8 @@ const TOKEN_KEY = "violet.token";
 const SIGNING_IN_KEY = "violet.signing-in";
 const RETRY_MAX_MS = 10000;
 const RESEND_AFTER_MS = 5000;
+// What the person types to delete everything; the gateway checks it too.
+const DELETE_WORDS = "delete everything";
 
 const el = (id) => document.getElementById(id);
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -24,6 +26,7 @@ const state = {
   openDocument: null, // the document shown: its name, title and text
   lastDeleted: null,
   signingOut: false,
+  deleting: false, // a deletion sent, its answer not come yet
   provider: null, // where and as which client to sign in, when the gateway has a provider
 };
 
@@ -44,7 +47,7 @@ function setConnection(text) {
 
 // Signing in: through the identity provider when the gateway has one, else with a pasted code
 
-function askToSignIn(problem) {
+function askToSignIn(problem, note) {
   localStorage.removeItem(TOKEN_KEY);
   el("nav").hidden = true;
   el("chat").hidden = true;
@@ -53,6 +56,7 @@ function askToSignIn(problem) {
   el("key").hidden = true;
   el("sign-in").hidden = false;
   el("sign-in-problem").textContent = problem || "";
+  el("sign-in-note").textContent = note || "";
   setConnection("");
   el("code").value = "";
   offerProvider();
@@ -210,6 +214,7 @@ function receive(frame) {
     documents: (f) => showDocuments(f.items),
     document: showDocument,
     account: showAccount,
+    "account.deleted": accountDeleted,
     error: showError,
   };
   const handler = handlers[frame.type];
@@ -235,6 +240,7 @@ function resendUnsent() {
 
 function showError(frame) {
   if (frame.code === "unauthorized") {
+    state.deleting = false;
     state.signingOut = true;
     state.open = false;
     askToSignIn(frame.text);
@@ -244,6 +250,12 @@ function showError(frame) {
     setTimeout(resendUnsent, RESEND_AFTER_MS);
   }
   if (state.view === "key") checking(false);
+  if (state.deleting) {
+    state.deleting = false;
+    el("delete-yes").disabled = false;
+    el("delete-problem").textContent = frame.text;
+    return;
+  }
   const problems = { memory: "memory-problem", documents: "documents-problem", key: "key-problem" };
   const where = problems[state.view] || "chat-problem";
   el(where).textContent = frame.text;
@@ -441,18 +453,22 @@ function changeDocument(frame) {
   return false;
 }
 
-// Saves the open document's text as a file, under its own name.
-function downloadDocument() {
-  const opened = state.openDocument;
-  if (!opened) return;
-  const file = new Blob([opened.text], { type: "text/plain;charset=utf-8" });
+// Saves `file` (a Blob) among the person's downloads, as `name`.
+function saveFile(file, name) {
   const link = document.createElement("a");
   link.href = URL.createObjectURL(file);
-  link.download = opened.name;
+  link.download = name;
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+// Saves the open document's text as a file, under its own name.
+function downloadDocument() {
+  const opened = state.openDocument;
+  if (!opened) return;
+  saveFile(new Blob([opened.text], { type: "text/plain;charset=utf-8" }), opened.name);
 }
 
 function deleteDocument(item) {
@@ -527,6 +543,87 @@ function removeKey() {
   closeRemoveKey();
 }
 
+// Your data: everything as one file, and deleting everything. The file comes over HTTP with the
+// same sign-in code the connection uses; deleting is a frame, answered before the socket closes.
+
+const DOWNLOAD_FAILED = "Your data couldn't be downloaded just now. Please try again in a few minutes.";
+const SIGN_IN_RAN_OUT = "Your sign-in has run out. Please sign in again, then download your data.";
+
+function archiveName(answer) {
+  const named = /filename="([^"]+)"/.exec(answer.headers.get("Content-Disposition") || "");
+  return named ? named[1] : "violet-archive.zip";
+}
+
+// Downloads the archive, telling how it goes in the `status` and `problem` paragraphs.
+async function downloadData(status, problem) {
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (!token) return;
+  el(problem).textContent = "";
+  el(status).textContent = "Gathering your data… This can take a little while.";
+  downloading(true);
+  let failure = "";
+  try {
+    const answer = await fetch("/v1/export", {
+      headers: { Authorization: `Bearer ${token}` },
+      cache: "no-store",
+    });
+    if (answer.ok) saveFile(await answer.blob(), archiveName(answer));
+    else failure = answer.status === 401 ? SIGN_IN_RAN_OUT : DOWNLOAD_FAILED;
+  } catch (_) {
+    failure = DOWNLOAD_FAILED; // no answer, or the download broke off midway
+  }
+  downloading(false);
+  el(status).textContent = failure ? "" : "Your data is saved in your downloads.";
+  el(problem).textContent = failure;
+}
+
+function downloading(underway) {
+  el("download-data").disabled = underway;
+  el("delete-download").disabled = underway;
+}
+
+function askDeleteEverything() {
+  el("delete-words").value = "";
+  el("delete-problem").textContent = "";
+  el("delete-download-state").textContent = "";
+  el("delete-yes").disabled = false;
+  el("delete-confirm").hidden = false;
+  el("delete-download").focus();
+}
+
+function closeDeleteEverything() {
+  el("delete-confirm").hidden = true;
+  el("delete-everything").focus();
+}
+
+function deleteEverything(event) {
+  event.preventDefault();
+  const words = el("delete-words").value.trim().toLowerCase().split(/\s+/).join(" ");
+  if (words !== DELETE_WORDS) {
+    el("delete-problem").textContent = `Nothing was deleted. To delete everything, type “${DELETE_WORDS}”.`;
+    return;
+  }
+  el("delete-problem").textContent = "";
+  if (!send({ type: "account.delete", confirmation: words })) {
+    el("delete-problem").textContent = "Not connected right now. Please try again in a moment.";
+    return;
+  }
+  state.deleting = true;
+  el("delete-yes").disabled = true;
+}
+
+// Everything is gone: the page forgets the conversation and the sign-in code, and says so.
+function accountDeleted(frame) {
+  state.deleting = false;
+  state.signingOut = true;
+  state.open = false;
+  state.lastSeq = 0;
+  state.unsent.clear();
+  el("messages").replaceChildren();
+  el("delete-confirm").hidden = true;
+  askToSignIn("", frame.text);
+}
+
 // Switching pages
 
 function show(view) {
@@ -556,7 +653,10 @@ function show(view) {
     send({ type: "documents.list" });
   } else if (view === "key") {
     el("remove-confirm").hidden = true;
+    el("delete-confirm").hidden = true;
     el("key-problem").textContent = "";
+    el("data-problem").textContent = "";
+    el("download-state").textContent = "";
     send({ type: "account.show" });
     el("key-title").focus();
   } else {
@@ -590,6 +690,14 @@ function start() {
   el("remove-key").addEventListener("click", askRemoveKey);
   el("remove-yes").addEventListener("click", removeKey);
   el("remove-no").addEventListener("click", closeRemoveKey);
+  el("download-data").addEventListener("click", () => downloadData("download-state", "data-problem"));
+  el("delete-everything").addEventListener("click", askDeleteEverything);
+  el("delete-download").addEventListener(
+    "click",
+    () => downloadData("delete-download-state", "delete-problem"),
+  );
+  el("delete-form").addEventListener("submit", deleteEverything);
+  el("delete-no").addEventListener("click", closeDeleteEverything);
   if (backFromProvider()) return;
   if (localStorage.getItem(TOKEN_KEY)) {
     el("nav").hidden = false;

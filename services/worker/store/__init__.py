@@ -1,7 +1,7 @@
 """The worker's storage, in parts with one job each: the work sessions (each with its model
-conversation and its lease), the requests, the approvals and the outbox; and the steps of a turn,
+conversation and its lease), the requests, the approvals and the outbox; the steps of a turn,
 each of which changes several parts in one transaction, so a worker that stops at any point
-resumes from exactly where it was.
+resumes from exactly where it was; and the erasure of a person's rows.
 
 Every query names the person or a work session found through the person. On PostgreSQL each
 transaction also names the person it acts for (`violet.database`); the sweep and the outbox
@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock, utc_now
 from worker.store.approvals import Approvals
+from worker.store.erasures import Erasures
 from worker.store.outbox import Outbox
 from worker.store.requests import Requests
 from worker.store.steps import Steps
@@ -27,6 +28,7 @@ class WorkStore:
         self.requests = Requests(database, clock, self.work_sessions)
         self.approvals = Approvals(database, clock)
         self.outbox = Outbox(database, clock)
+        self.erasures = Erasures(database, clock)
         self.steps = Steps(
             database, clock, self.work_sessions, self.requests, self.approvals, self.outbox
         )

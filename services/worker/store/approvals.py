@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
 from violet.database import rows_changed
 from violet.models import JsonObject
 from worker.store.encoding import as_json
+from worker.store.erasures import refuse_while_erasing
 from worker.tables import approvals
 
 
@@ -28,6 +30,17 @@ class Approval:
     payload: JsonObject
     question: str
     status: str
+
+
+@dataclass(frozen=True)
+class Asked:
+    """An approval as the person's archive shows it."""
+
+    id: str
+    question: str
+    answer: str | None
+    created_at: datetime
+    answered_at: datetime | None
 
 
 def new_approval(
@@ -101,14 +114,20 @@ class Approvals:
 
     async def answer(self, person: str, approval_id: str, approved: bool) -> Approval | None:
         """Records the person's answer once; None when the approval is not theirs. A repeated
-        answer changes nothing."""
+        answer changes nothing. Raises BeingErased while the person's data is being erased (a
+        yes would send the email)."""
         async with self._database() as tx, tx.begin():
+            await refuse_while_erasing(tx, person)
             await tx.execute(
                 update(approvals)
                 .where(approvals.c.id == approval_id)
                 .where(approvals.c.person == person)
                 .where(approvals.c.status == "waiting")
-                .values(status="approved" if approved else "declined", answered_at=self._clock())
+                .values(
+                    status="approved" if approved else "declined",
+                    answer="yes" if approved else "no",
+                    answered_at=self._clock(),
+                )
             )
             row = (
                 await tx.execute(
@@ -118,6 +137,29 @@ class Approvals:
                 )
             ).first()
         return _approval(row) if row else None
+
+    async def page_of(self, person: str, after: Asked | None, size: int) -> list[Asked]:
+        """Up to `size` of the person's approvals asked after `after` (from the first when
+        None), oldest first."""
+        query = select(
+            approvals.c.id,
+            approvals.c.question,
+            approvals.c.answer,
+            approvals.c.created_at,
+            approvals.c.answered_at,
+        ).where(approvals.c.person == person)
+        if after is not None:
+            query = query.where(
+                or_(
+                    approvals.c.created_at > after.created_at,
+                    and_(approvals.c.created_at == after.created_at, approvals.c.id > after.id),
+                )
+            )
+        async with self._database() as db:
+            rows = await db.execute(
+                query.order_by(approvals.c.created_at, approvals.c.id).limit(size)
+            )
+            return [Asked(r.id, r.question, r.answer, r.created_at, r.answered_at) for r in rows]
 
     async def claim_send(self, approval: Approval) -> bool:
         """Marks an approved action as being carried out, once: True for the one caller that

@@ -4,6 +4,7 @@ once per key."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import insert, select, update
@@ -11,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock
+from worker.store.erasures import refuse_while_erasing
 from worker.store.work_sessions import WorkSessions
 from worker.tables import work_requests
 
@@ -27,6 +29,18 @@ class Request:
     steps: int
     trace_id: str | None = None
     span_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A request as the person's archive shows it."""
+
+    id: int
+    text: str
+    status: RequestStatus
+    outcome: str | None
+    created_at: datetime
+    finished_at: datetime | None
 
 
 def _request(row: Any) -> Request:
@@ -67,10 +81,12 @@ class Requests:
         """Adds the request to the person's work session for `topic` and returns that work
         session's id, in one transaction. The topic is a new work session when it is empty,
         unknown, or not the person's (then under a fresh id). A request whose `key` the person's
-        work already holds adds nothing: the topic it went to the first time is returned."""
+        work already holds adds nothing: the topic it went to the first time is returned.
+        Raises BeingErased while the person's data is being erased."""
         moment = self._clock()
         try:
             async with self._database() as tx, tx.begin():
+                await refuse_while_erasing(tx, person)
                 if key and (found := await self._keyed(tx, person, key)):
                     return found
                 topic = await self._work_sessions.open(tx, person, topic, title, moment)
@@ -140,6 +156,28 @@ class Requests:
                 .order_by(work_requests.c.id)
             )
             return [(row.text, row.outcome or "") for row in rows]
+
+    async def page_of(self, person: str, after: int, size: int) -> list[Asked]:
+        """Up to `size` of the person's requests made after the one numbered `after`, oldest
+        first."""
+        async with self._database() as db:
+            rows = await db.execute(
+                select(
+                    work_requests.c.id,
+                    work_requests.c.text,
+                    work_requests.c.status,
+                    work_requests.c.outcome,
+                    work_requests.c.created_at,
+                    work_requests.c.finished_at,
+                )
+                .where(work_requests.c.person == person)
+                .where(work_requests.c.id > after)
+                .order_by(work_requests.c.id)
+                .limit(size)
+            )
+            return [
+                Asked(r.id, r.text, r.status, r.outcome, r.created_at, r.finished_at) for r in rows
+            ]
 
     @staticmethod
     async def change(tx: AsyncSession, request_id: int, **values: Any) -> None:

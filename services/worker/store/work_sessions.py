@@ -4,11 +4,13 @@ it at a time."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from sqlalchemy import insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -38,6 +40,10 @@ class HeldResult(TypedDict):
 
 class StaleWorkSession(Exception):
     """Another replica changed the work session since it was loaded here."""
+
+
+class WorkSessionGone(StaleWorkSession):
+    """The work session is no longer stored: its person's data was erased."""
 
 
 @dataclass
@@ -120,7 +126,9 @@ class WorkSessions:
             )
             row = (
                 await tx.execute(select(work_sessions).where(work_sessions.c.id == work_session_id))
-            ).one()
+            ).one_or_none()
+            if row is None:
+                raise WorkSessionGone(work_session_id)
             messages = await _messages(tx, work_session_id)
         return WorkSession(
             row.id, row.person, row.title, row.version, json.loads(row.held_results), messages
@@ -146,10 +154,12 @@ class WorkSessions:
 
     async def version_of(self, work_session_id: str) -> int:
         async with self._database() as db:
-            found = await db.execute(
+            found = await db.scalar(
                 select(work_sessions.c.version).where(work_sessions.c.id == work_session_id)
             )
-            return int(found.scalar_one())
+        if found is None:
+            raise WorkSessionGone(work_session_id)
+        return int(found)
 
     async def mark_unloaded(self, work_session_id: str, replica: str) -> None:
         async with self._database() as tx, tx.begin():
@@ -159,6 +169,31 @@ class WorkSessions:
                 .where(work_sessions.c.loaded_by == replica)
                 .values(loaded_by=None, unloaded_at=self._clock())
             )
+
+    async def stored(self, person: str, work_session_ids: Collection[str]) -> set[str]:
+        """Which of the person's work sessions are still stored."""
+        async with self._database() as db:
+            found = await db.scalars(
+                select(work_sessions.c.id)
+                .where(work_sessions.c.person == person)
+                .where(work_sessions.c.id.in_(work_session_ids))
+            )
+            return set(found)
+
+    @contextlib.asynccontextmanager
+    async def present(self, work_session_id: str) -> AsyncIterator[None]:
+        """Holds the work session's row while the block changes the person's folder, so an
+        erase (which locks the rows before it removes them, and the folder after) either waits
+        for the block or is done, and then the block does not run: WorkSessionGone."""
+        async with self._database() as tx, tx.begin():
+            touched = await tx.execute(
+                update(work_sessions)
+                .where(work_sessions.c.id == work_session_id)
+                .values(last_active=self._clock())
+            )
+            if rows_changed(touched) != 1:
+                raise WorkSessionGone(work_session_id)
+            yield
 
     async def runnable(self) -> list[tuple[str, str]]:
         """(work session, person) of every work session with work to do and no live holder."""
@@ -186,8 +221,8 @@ class WorkSessions:
     async def append(
         self, tx: AsyncSession, work_session: WorkSession, new: list[ModelMessage], request_id: int
     ) -> None:
-        """Adds messages to the work session's model conversation."""
-        await self._bump(tx, work_session)
+        """Adds messages to the work session's model conversation, in a step that counted its
+        change (`bump`)."""
         moment = self._clock()
         await tx.execute(
             insert(work_messages),
@@ -209,19 +244,27 @@ class WorkSessions:
     async def hold(
         self, tx: AsyncSession, work_session: WorkSession, held: dict[str, HeldResult]
     ) -> None:
-        """Keeps the results of the round of tool calls gathered so far."""
-        await self._bump(tx, work_session, held_results=as_json(held))
+        """Keeps the results of the round of tool calls gathered so far, in a step that counted
+        its change (`bump`)."""
+        await tx.execute(
+            update(work_sessions)
+            .where(work_sessions.c.id == work_session.id)
+            .values(held_results=as_json(held))
+        )
         work_session.held = held
 
-    async def _bump(self, tx: AsyncSession, work_session: WorkSession, **values: Any) -> None:
-        """Counts the change, provided nobody else changed the work session since it was
-        loaded."""
+    async def bump(self, tx: AsyncSession, work_session: WorkSession) -> None:
+        """Counts a step's change, provided nobody else changed the work session since it was
+        loaded. The first statement of every step: it locks the row until the step ends."""
         result = await tx.execute(
             update(work_sessions)
             .where(work_sessions.c.id == work_session.id)
             .where(work_sessions.c.version == work_session.version)
-            .values(version=work_session.version + 1, last_active=self._clock(), **values)
+            .values(version=work_session.version + 1, last_active=self._clock())
         )
         if rows_changed(result) != 1:
-            raise StaleWorkSession(work_session.id)
+            still = await tx.scalar(
+                select(work_sessions.c.id).where(work_sessions.c.id == work_session.id)
+            )
+            raise (StaleWorkSession if still else WorkSessionGone)(work_session.id)
         work_session.version += 1

@@ -1,0 +1,307 @@
+"""Removing a person everywhere, and refusing their old sign-ins afterwards.
+
+A removal is written down first (`erasures`, with the person's name), so that from then on no
+say, update or sign-in of theirs is taken, and a replica that stops halfway leaves a removal
+that any replica's sweep finishes. It then waits for the person's turn lock (the turn under way
+ends, and with it every capture of its turns: `TurnRunner` lets the lock go only once they are
+sent), asks the worker, the router and memory to erase the person (each idempotent, each
+stopping the person's work there first), erases the session's own rows, and only then forgets
+the name: what stays is a keyed digest of it and the time, so a token issued before the removal
+is refused until tokens that old have expired (`DEVICE_TOKEN_TTL_S`).
+
+Usage rows leave their sums behind with no person (`erased_usage`), so the operator's totals
+stay right.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.feed import Feed
+from session.tables import (
+    account_notices,
+    budgets,
+    conversations,
+    devices,
+    effects,
+    erased_usage,
+    erasures,
+    messages,
+    model_conversations,
+    model_usage,
+    person_keys,
+    pins,
+    updates,
+)
+from violet.channels import Peers
+from violet.clock import Clock, utc_now
+from violet.database import rows_changed
+from violet.identity import DEVICE_TOKEN_TTL_S, acting_for, service_identity
+from violet.leases import Lease
+from violet.v1 import persons_pb2, persons_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+# The worker first, so no work of theirs goes on sending cards or results; memory last.
+SERVICES = ("worker", "router", "memory")
+LOCK_RETRY_S = 0.2
+_DIGEST_LABEL = b"violet removed people"
+USAGE_SUMS = (
+    "calls",
+    "input_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+
+
+# Every table of the session service, and what becomes of a person's rows in an export and a
+# removal: a new table fails the test that holds this list to `tables.metadata` until it is
+# placed here.
+PERSON_TABLES = {
+    "conversations": "exported: the messages, under `conversation`; erased",
+    "messages": "exported as `conversation`; erased",
+    "model_conversations": "internal: which model conversation held which messages; erased",
+    "pins": "internal: what travels with every main call; erased",
+    "updates": "internal: results and approvals before they are told (told, they are messages, "
+    "and the worker exports them as `work` and `approvals`); erased",
+    "effects": "internal: what each tool call of a turn did; erased",
+    "person_keys": "exported as `account.own_key` (its last 4 characters); erased",
+    "model_usage": "exported as `usage`; erased, its sums kept in `erased_usage` with no person",
+    "budgets": "exported as `account.budget`; erased",
+    "account_notices": "internal: notices told once; erased",
+    "devices": "exported as `devices`; erased",
+    "erasures": "the operator's record of removals: a keyed digest of the name, once finished",
+    "erased_usage": "removed people's usage sums, with no person",
+}
+
+
+class Removed(Exception):
+    """The person is being removed, or was removed after this device signed in."""
+
+
+@dataclass(frozen=True)
+class _Removal:
+    # None while the removal runs.
+    finished_at: datetime | None
+    # When the person's conversation since began, if one did.
+    conversation_began: datetime | None
+
+
+@dataclass(frozen=True)
+class Erased:
+    at: datetime
+    # Whether the session held anything of the person before.
+    held: bool
+
+
+def signed_in(unix: int) -> datetime | None:
+    """A device token's issue time as its request carries it; None when it carries none."""
+    return datetime.fromtimestamp(unix, UTC) if unix > 0 else None
+
+
+def person_digest(secret: str, person: str) -> str:
+    """A keyed digest of the name: who was removed cannot be read back from it."""
+    key = hmac.new(secret.encode(), _DIGEST_LABEL, hashlib.sha256).digest()
+    return hmac.new(key, person.encode(), hashlib.sha256).hexdigest()
+
+
+class Standing:
+    """Whether a person may be served: not while they are being removed, and after a removal
+    only from a device that signed in since."""
+
+    def __init__(self, db: async_sessionmaker[AsyncSession], secret: str) -> None:
+        self._db = db
+        self._secret = secret
+
+    async def check(self, person: str, signed_in_at: datetime | None = None) -> None:
+        """Raises Removed unless the person may be served. `signed_in_at`: when the device's
+        token was issued, for a device opening the conversation; None for a call that comes
+        after one, which is refused once any removal ran since the conversation began."""
+        with acting_for(person):
+            removal = await self._last_removal(person)
+        if removal is None:
+            return
+        if removal.finished_at is None:
+            raise Removed("the person is being removed")
+        if signed_in_at is not None:
+            if signed_in_at <= removal.finished_at:
+                raise Removed("the device signed in before the person was removed")
+            return
+        began = removal.conversation_began
+        if began is None or began <= removal.finished_at:
+            raise Removed("the person was removed since this device signed in")
+
+    async def _last_removal(self, person: str) -> _Removal | None:
+        async with self._db() as db:
+            row = (
+                await db.execute(
+                    select(erasures.c.finished_at).where(
+                        erasures.c.digest == person_digest(self._secret, person)
+                    )
+                )
+            ).first()
+            if row is None:
+                return None
+            began = await db.scalar(
+                select(conversations.c.created_at).where(conversations.c.person == person)
+            )
+        return _Removal(row.finished_at, began)
+
+
+class Erasure:
+    def __init__(
+        self,
+        db: async_sessionmaker[AsyncSession],
+        peers: Peers,
+        feed: Feed,
+        lock: Lease,
+        secret: str,
+        clock: Clock = utc_now,
+    ) -> None:
+        self._db = db
+        self._peers = peers
+        self._feed = feed
+        self._lock = lock
+        self._secret = secret
+        self._clock = clock
+
+    async def remove(self, person: str, requested_by: str) -> Erased:
+        """Removes the person everywhere; returns once nothing of theirs is left."""
+        held = await self._holds(person)
+        await self._begin(person, requested_by)
+        await self._finish(person)
+        async with self._db() as db:
+            at = await db.scalar(
+                select(erasures.c.finished_at).where(
+                    erasures.c.digest == person_digest(self._secret, person)
+                )
+            )
+        return Erased(at=at or self._clock(), held=held)
+
+    async def resume(self) -> int:
+        """Finishes every removal left halfway (a replica stopped during it); how many."""
+        async with self._db() as db:
+            left = (
+                await db.scalars(
+                    select(erasures.c.person).where(
+                        erasures.c.finished_at.is_(None), erasures.c.person.is_not(None)
+                    )
+                )
+            ).all()
+        for person in left:
+            await self._finish(person)
+        return len(left)
+
+    async def purge(self) -> None:
+        """Forgets removals older than any token still valid: nothing is left to refuse."""
+        oldest = self._clock() - timedelta(seconds=DEVICE_TOKEN_TTL_S)
+        async with self._db() as tx, tx.begin():
+            await tx.execute(delete(erasures).where(erasures.c.finished_at < oldest))
+
+    async def sweep_forever(self, every_s: float) -> None:
+        while True:
+            try:
+                await self.resume()
+                await self.purge()
+            except Exception:
+                log.exception("finishing removals failed; the next sweep tries again")
+            await asyncio.sleep(every_s)
+
+    async def _holds(self, person: str) -> bool:
+        with acting_for(person):
+            async with self._db() as db:
+                for table in (conversations, person_keys, model_usage, budgets):
+                    if await db.scalar(select(table.c.person).where(table.c.person == person)):
+                        return True
+        return False
+
+    async def _begin(self, person: str, requested_by: str) -> None:
+        digest = person_digest(self._secret, person)
+        values = {"person": person, "requested_at": self._clock(), "finished_at": None}
+        async with self._db() as tx, tx.begin():
+            changed = await tx.execute(
+                update(erasures).where(erasures.c.digest == digest).values(values)
+            )
+            if not rows_changed(changed):
+                await tx.execute(
+                    insert(erasures).values(digest=digest, requested_by=requested_by, **values)
+                )
+
+    async def _finish(self, person: str) -> None:
+        with acting_for(person):
+            conversation_id = await self._conversation_id(person)
+            if conversation_id is None:
+                await self._erase_everywhere(person, None)
+                return
+            # Every device following the conversation reads its standing again, and leaves.
+            self._feed.publish(conversation_id)
+            # The turn under way, if any, ends first (or its lease runs out).
+            taken = await self._lock.try_acquire(conversation_id)
+            while not taken:
+                await asyncio.sleep(LOCK_RETRY_S)
+                taken = await self._lock.try_acquire(conversation_id)
+            async with self._lock.held(conversation_id):
+                await self._erase_everywhere(person, conversation_id)
+            self._feed.publish(conversation_id)
+
+    async def _erase_everywhere(self, person: str, conversation_id: str | None) -> None:
+        identity = service_identity(person, self._secret)
+        for name in SERVICES:
+            stub = self._peers.stub(name, persons_pb2_grpc.PersonDataStub)
+            erased = await stub.Erase(persons_pb2.EraseRequest(), metadata=identity.metadata())
+            log.info(
+                "removal: %s erased %d rows, %d vectors, %d files",
+                name,
+                erased.rows,
+                erased.vectors,
+                erased.files,
+            )
+        async with self._db() as tx, tx.begin():
+            await _erase_own(tx, person, conversation_id)
+            await tx.execute(
+                update(erasures)
+                .where(erasures.c.digest == person_digest(self._secret, person))
+                .values(person=None, finished_at=self._clock())
+            )
+
+    async def _conversation_id(self, person: str) -> str | None:
+        async with self._db() as db:
+            return await db.scalar(
+                select(conversations.c.id).where(conversations.c.person == person)
+            )
+
+
+async def _erase_own(tx: AsyncSession, person: str, conversation_id: str | None) -> None:
+    """The session's rows of the person, in one transaction; usage leaves its sums behind."""
+    await _keep_usage_sums(tx, person)
+    if conversation_id is not None:
+        for child in (effects, updates, messages, pins, model_conversations):
+            await tx.execute(delete(child).where(child.c.conversation_id == conversation_id))
+        await tx.execute(delete(conversations).where(conversations.c.id == conversation_id))
+    for table in (person_keys, model_usage, budgets, account_notices, devices):
+        await tx.execute(delete(table).where(table.c.person == person))
+
+
+async def _keep_usage_sums(tx: AsyncSession, person: str) -> None:
+    rows = (await tx.execute(select(model_usage).where(model_usage.c.person == person))).all()
+    for row in rows:
+        key = {name: getattr(row, name) for name in ("day", "call", "payer", "model")}
+        sums = {name: getattr(row, name) for name in USAGE_SUMS}
+        where = [erased_usage.c[name] == value for name, value in key.items()]
+        added = await tx.execute(
+            update(erased_usage)
+            .where(*where)
+            .values({name: erased_usage.c[name] + value for name, value in sums.items()})
+        )
+        if not rows_changed(added):
+            await tx.execute(insert(erased_usage).values(**key, **sums))

@@ -1,0 +1,384 @@
+"""A person's whole data as the session service holds and gathers it: the archive (one zip,
+streamed, valid against its schema, in bounded memory), the removal everywhere (every session
+table, the other services asked in order, finished after a failure), and the standing that
+refuses a removed person's old sign-ins. On SQLite and on PostgreSQL as the service's role
+under row-level security. The other services are in-process gRPC servers of `PersonData`
+here; the whole stack's own are in tests/e2e/test_person_data_end_to_end.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import tracemalloc
+import zipfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import grpc
+import jsonschema
+import pytest
+from sqlalchemy import func, insert, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.accounts import AccountRules, Accounts
+from session.archive import Archive, BrokenExport
+from session.devices import Devices
+from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
+from session.feed import Feed
+from session.store import ConversationStore
+from session.tables import account_notices, erased_usage, erasures, messages, metadata
+from session.turn_lock import turn_lock
+from tests.support.session_db import session_settings
+from violet import database
+from violet.channels import Peers
+from violet.identity import acting_for, authenticate
+from violet.keyring import ApiKey, resolve_keyring
+from violet.models.usage import UsageRow
+from violet.v1 import persons_pb2, persons_pb2_grpc
+
+SECRET = "test-secret-person-data"
+ANN, BOB = "ann", "bob"
+SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "export.schema.json").read_text())
+NOW = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
+PEER_RECORDS = {
+    "memory": [
+        (
+            "remembered",
+            {"text": "Ann's sister is called Joana", "remembered_at": "2026-12-01T09:00:00Z"},
+        ),
+        (
+            "told",
+            {
+                "text": "The ferry leaves at 7:40.",
+                "told_at": "2026-12-02T08:00:00Z",
+                "sources": [{"page": "https://ferries.example/times", "title": "Timetable"}],
+            },
+        ),
+    ],
+    "worker": [
+        (
+            "documents",
+            {
+                "name": "ferry-note.md",
+                "title": "Ferry note",
+                "written_at": "2026-12-02T08:01:00Z",
+                "size": 12,
+                "deleted": False,
+            },
+        ),
+        (
+            "work",
+            {
+                "asked": "find the ferry times",
+                "asked_at": "2026-12-02T07:59:00Z",
+                "state": "done",
+                "result": "The ferry leaves at 7:40.",
+                "finished_at": "2026-12-02T08:00:00Z",
+            },
+        ),
+    ],
+    "router": [],
+}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass
+class Peer(persons_pb2_grpc.PersonDataServicer):
+    """One other service's `PersonData`: its records of each person, and the erasures asked."""
+
+    name: str
+    records: dict[str, list[tuple[str, dict]]]
+    failures: int = 0
+    erased: list[str] = field(default_factory=list)
+
+    async def Export(
+        self, request: persons_pb2.ExportRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[persons_pb2.ExportRecord]:
+        person = (await authenticate(context, SECRET)).person
+        for section, record in self.records.get(person, []):
+            content = b"ferry at 7:40" if section == "documents" else b""
+            yield persons_pb2.ExportRecord(
+                section=section, json=json.dumps(record), content=content
+            )
+
+    async def Erase(
+        self, request: persons_pb2.EraseRequest, context: grpc.aio.ServicerContext
+    ) -> persons_pb2.EraseReply:
+        person = (await authenticate(context, SECRET)).person
+        if self.failures:
+            self.failures -= 1
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "away for a moment")
+        self.erased.append(person)
+        gone = self.records.pop(person, [])
+        return persons_pb2.EraseReply(rows=len(gone))
+
+
+@dataclass
+class Place:
+    db: async_sessionmaker[AsyncSession]
+    store: ConversationStore
+    peers: dict[str, Peer]
+    clock: Clock
+    addresses: Peers
+    home: Path
+
+    def erasure(self) -> Erasure:
+        lock = turn_lock(self.db, "eraser", 30.0, self.clock)
+        return Erasure(self.db, self.addresses, Feed(1.0), lock, SECRET, self.clock)
+
+    def archive(self) -> Archive:
+        return Archive(self.db, self.addresses, SECRET, self.clock)
+
+    def standing(self) -> Standing:
+        return Standing(self.db, SECRET)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Place]:
+    servers = []
+    peers: dict[str, Peer] = {}
+    addresses = {}
+    for name, records in PEER_RECORDS.items():
+        peer = peers[name] = Peer(name, {ANN: list(records), BOB: list(records)})
+        server = grpc.aio.server()
+        persons_pb2_grpc.add_PersonDataServicer_to_server(peer, server)
+        addresses[name] = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+        await server.start()
+        servers.append(server)
+    channels = Peers(addresses, 10.0)
+    with session_settings(request.param, tmp_path) as settings:
+        engine = database.service_engine(settings, "session")
+        clock = Clock()
+        db = database.sessionmaker(engine)
+        try:
+            yield Place(
+                db,
+                ConversationStore.open(db, notify=False, clock=clock),
+                peers,
+                clock,
+                channels,
+                tmp_path,
+            )
+        finally:
+            await channels.close()
+            await engine.dispose()
+            for server in servers:
+                await server.stop(None)
+
+
+async def fill(place: Place, person: str) -> None:
+    """Something of the person in every session table."""
+    store = place.store
+    with acting_for(person):
+        conversation = await store.conversations.conversation_of(person)
+        await store.transcript.append_say(conversation, f"{person}-1", f"{person} asks")
+        said = await store.transcript.next_unanswered(conversation.id)
+        assert said is not None
+        model = await store.model_conversations.start(conversation.id, "first message", "r1", 1)
+        await store.transcript.append_answer(conversation, said, "an answer", model.id)
+        await store.pins.add(conversation.id, "promise", "call back")
+        await store.updates.store(conversation.id, "k1", "ferry", "result", "found it")
+        async with place.db() as tx, tx.begin():
+            await store.effects.record(tx, conversation.id, "e1", "done")
+            await tx.execute(
+                insert(account_notices).values(person=person, notice="near:day", created_at=NOW)
+            )
+        accounts = Accounts(
+            place.db,
+            resolve_keyring("", place.home),
+            AccountRules(operator_key=True, operator_shared=True),
+            _accept,
+            place.clock,
+        )
+        await accounts.set_key(person, ApiKey(f"sk-ant-api03-{person}-Zq9xW8vU7tS6rR5qP4oN3-ABCD"))
+        await accounts.record_usage(person, [_usage(0.25)])
+        await accounts.set_budget(person, 1.0, 10.0)
+        await Devices(place.db, place.clock).seen(person, f"{person}-phone", NOW, "Phone 1.0")
+
+
+async def _accept(key: ApiKey, person: str) -> None:
+    return None
+
+
+def _usage(cost: float) -> UsageRow:
+    return UsageRow(
+        day=NOW.date(),
+        call="reply.main",
+        payer="operator",
+        model="claude-haiku-5-5",
+        calls=1,
+        input_tokens=100,
+        output_tokens=10,
+        cost_usd=cost,
+    )
+
+
+async def rows_of(place: Place, person: str) -> dict[str, int]:
+    """Rows of the person in each table with a person or a conversation."""
+    counts = {}
+    with acting_for(person):
+        async with place.db() as db:
+            conversation = await db.scalar(
+                select(metadata.tables["conversations"].c.id).where(
+                    metadata.tables["conversations"].c.person == person
+                )
+            )
+            for table in metadata.sorted_tables:
+                if "person" in table.c:
+                    where = table.c.person == person
+                elif "conversation_id" in table.c:
+                    where = table.c.conversation_id == conversation
+                else:
+                    continue
+                counts[table.name] = await db.scalar(
+                    select(func.count()).select_from(table).where(where)
+                )
+    return counts
+
+
+async def archive_of(place: Place, person: str) -> zipfile.ZipFile:
+    data = b"".join([chunk async for chunk in place.archive().chunks(person)])
+    return zipfile.ZipFile(io.BytesIO(data))
+
+
+def test_every_session_table_is_placed_for_export_and_removal() -> None:
+    assert set(PERSON_TABLES) == set(metadata.tables)
+
+
+async def test_the_archive_holds_the_person_and_nobody_else(place: Place) -> None:
+    await fill(place, ANN)
+    await fill(place, BOB)
+    archive = await archive_of(place, ANN)
+    assert archive.namelist()[0] == "README.md"
+    data = json.loads(archive.read("data.json"))
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    assert data["person"] == ANN
+    assert [m["text"] for m in data["conversation"]] == ["ann asks", "an answer"]
+    assert data["remembered"][0]["text"] == "Ann's sister is called Joana"
+    assert data["told"][0]["sources"][0]["page"] == "https://ferries.example/times"
+    assert archive.read(data["documents"][0]["file"]) == b"ferry at 7:40"
+    assert data["approvals"] == []
+    assert data["devices"][0]["agent"] == "Phone 1.0"
+    assert data["usage"][0]["cost_usd"] == pytest.approx(0.25)
+    assert data["account"]["own_key"]["ending"] == "ABCD"
+    assert data["account"]["budget"] == {"day_usd": 1.0, "month_usd": 10.0}
+    readable = archive.read("your-data.md").decode()
+    assert "> ann asks" in readable and "The ferry leaves at 7:40." in readable
+    everything = b"".join(archive.read(name) for name in archive.namelist())
+    assert b"bob" not in everything
+    # Nothing internal: no ids of conversations, model conversations or pins.
+    assert b"c_" not in archive.read("data.json")
+
+
+async def test_a_service_breaking_the_sections_order_fails_the_export(place: Place) -> None:
+    await fill(place, ANN)
+    told, remembered = PEER_RECORDS["memory"][1], PEER_RECORDS["memory"][0]
+    place.peers["memory"].records[ANN] = [remembered, told, remembered]
+    with pytest.raises(BrokenExport):
+        await archive_of(place, ANN)
+
+
+@pytest.mark.parametrize("place", ["sqlite"], indirect=True)  # the reading is the same
+async def test_a_long_conversation_is_archived_in_bounded_memory(place: Place) -> None:
+    with acting_for(ANN):
+        conversation = await place.store.conversations.conversation_of(ANN)
+        text = "a long message that is said again and again " * 20
+        async with place.db() as tx, tx.begin():
+            await tx.execute(
+                insert(messages),
+                [
+                    {
+                        "conversation_id": conversation.id,
+                        "seq": seq,
+                        "author": "you" if seq % 2 else "violet",
+                        "text": f"{seq} {text}",
+                        "at": NOW + timedelta(seconds=seq),
+                        "answered": True,
+                    }
+                    for seq in range(1, 10_001)
+                ],
+            )
+    tracemalloc.start()
+    try:
+        size = 0
+        async for chunk in place.archive().chunks(ANN):
+            size += len(chunk)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    said = 10_000 * len(text)
+    assert said > 8_000_000
+    assert peak < said / 4, f"peak {peak:,} bytes for {said:,} bytes of messages"
+    assert size > 0
+
+
+async def test_removal_erases_every_session_row_and_asks_every_service(place: Place) -> None:
+    await fill(place, ANN)
+    await fill(place, BOB)
+    before_bob = await rows_of(place, BOB)
+    erased = await place.erasure().remove(ANN, "operator")
+    assert erased.held
+    assert all(count == 0 for count in (await rows_of(place, ANN)).values())
+    assert await rows_of(place, BOB) == before_bob
+    assert all(peer.erased == [ANN] for peer in place.peers.values())
+    async with place.db() as db:
+        row = (await db.execute(select(erasures))).one()
+        usage = (await db.execute(select(erased_usage))).one()
+    assert row.person is None and row.digest == person_digest(SECRET, ANN)
+    assert usage.cost_usd == pytest.approx(0.25) and usage.calls == 1
+    # Again: nothing left, nothing fails.
+    again = await place.erasure().remove(ANN, "operator")
+    assert not again.held
+
+
+async def test_a_removal_that_fails_halfway_is_finished_by_the_sweep(place: Place) -> None:
+    await fill(place, ANN)
+    place.peers["router"].failures = 1
+    with pytest.raises(grpc.aio.AioRpcError):
+        await place.erasure().remove(ANN, "person")
+    # Halfway: the worker erased, the router not; the person is not served meanwhile.
+    assert place.peers["worker"].erased == [ANN] and place.peers["memory"].erased == []
+    with pytest.raises(Removed):
+        await place.standing().check(ANN)
+    assert await place.erasure().resume() == 1
+    assert place.peers["memory"].erased == [ANN]
+    assert all(count == 0 for count in (await rows_of(place, ANN)).values())
+    assert await place.erasure().resume() == 0
+
+
+async def test_old_sign_ins_are_refused_and_a_new_one_starts_afresh(place: Place) -> None:
+    await fill(place, ANN)
+    standing = place.standing()
+    await standing.check(ANN, NOW)
+    signed_in_before = NOW - timedelta(days=1)
+    place.clock.now = NOW + timedelta(minutes=1)
+    await place.erasure().remove(ANN, "person")
+    with pytest.raises(Removed):
+        await standing.check(ANN, signed_in_before)
+    with pytest.raises(Removed):
+        await standing.check(ANN)  # a call after an old sign-in
+    signed_in_after = NOW + timedelta(minutes=2)
+    await standing.check(ANN, signed_in_after)
+    place.clock.now = signed_in_after
+    with acting_for(ANN):
+        fresh = await place.store.conversations.conversation_of(ANN)
+        assert await place.store.conversations.last_seq(fresh) == 0
+    await standing.check(ANN)
+    await standing.check(BOB)
+
+
+async def test_tombstones_go_once_no_token_that_old_is_valid(place: Place) -> None:
+    await place.erasure().remove(ANN, "operator")
+    place.clock.now = NOW + timedelta(days=91)
+    await place.erasure().purge()
+    async with place.db() as db:
+        assert await db.scalar(select(func.count()).select_from(erasures)) == 0
