@@ -129,8 +129,14 @@ def migrate_service(settings: CommonSettings, service: str) -> None:
 
 
 def open_engine(url: URL, pool_size: int = 5, max_overflow: int = 5) -> AsyncEngine:
+    # A failed statement's error names its statement, never its values: those are people's
+    # words and names, and errors end in logs.
     engine = create_async_engine(
-        async_url(url), pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow
+        async_url(url),
+        pool_pre_ping=True,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        hide_parameters=True,
     )
     if url.drivername == "sqlite":
         event.listen(engine.sync_engine, "connect", _tune_sqlite)

@@ -1,6 +1,6 @@
 """Removing a person everywhere, and refusing their old sign-ins afterwards.
 
-A removal is written down first (`erasures`, with the person's name), so that from then on no
+A removal is written down first (`removals`, with the person's name), so that from then on no
 say, update or sign-in of theirs is taken, and a replica that stops halfway leaves a removal
 that any replica's sweep finishes. It then waits for the person's turn lock (the turn under way
 ends, and with it every capture of its turns: `TurnRunner` lets the lock go only once they are
@@ -33,7 +33,7 @@ from session.tables import (
     devices,
     effects,
     erased_usage,
-    erasures,
+    removals,
     messages,
     model_conversations,
     model_usage,
@@ -44,6 +44,7 @@ from session.tables import (
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
 from violet.database import rows_changed
+from violet.faults import fault_point
 from violet.identity import DEVICE_TOKEN_TTL_S, acting_for, service_identity
 from violet.leases import Lease
 from violet.v1 import persons_pb2, persons_pb2_grpc
@@ -80,7 +81,7 @@ PERSON_TABLES = {
     "budgets": "exported as `account.budget`; erased",
     "account_notices": "internal: notices told once; erased",
     "devices": "exported as `devices`; erased",
-    "erasures": "the operator's record of removals: a keyed digest of the name, once finished",
+    "removals": "the operator's record of removals: a keyed digest of the name, once finished",
     "erased_usage": "removed people's usage sums, with no person",
 }
 
@@ -145,8 +146,8 @@ class Standing:
         async with self._db() as db:
             row = (
                 await db.execute(
-                    select(erasures.c.finished_at).where(
-                        erasures.c.digest == person_digest(self._secret, person)
+                    select(removals.c.finished_at).where(
+                        removals.c.digest == person_digest(self._secret, person)
                     )
                 )
             ).first()
@@ -182,8 +183,8 @@ class Erasure:
         await self._finish(person)
         async with self._db() as db:
             at = await db.scalar(
-                select(erasures.c.finished_at).where(
-                    erasures.c.digest == person_digest(self._secret, person)
+                select(removals.c.finished_at).where(
+                    removals.c.digest == person_digest(self._secret, person)
                 )
             )
         return Erased(at=at or self._clock(), held=held)
@@ -193,8 +194,8 @@ class Erasure:
         async with self._db() as db:
             left = (
                 await db.scalars(
-                    select(erasures.c.person).where(
-                        erasures.c.finished_at.is_(None), erasures.c.person.is_not(None)
+                    select(removals.c.person).where(
+                        removals.c.finished_at.is_(None), removals.c.person.is_not(None)
                     )
                 )
             ).all()
@@ -206,7 +207,7 @@ class Erasure:
         """Forgets removals older than any token still valid: nothing is left to refuse."""
         oldest = self._clock() - timedelta(seconds=DEVICE_TOKEN_TTL_S)
         async with self._db() as tx, tx.begin():
-            await tx.execute(delete(erasures).where(erasures.c.finished_at < oldest))
+            await tx.execute(delete(removals).where(removals.c.finished_at < oldest))
 
     async def sweep_forever(self, every_s: float) -> None:
         while True:
@@ -230,11 +231,11 @@ class Erasure:
         values = {"person": person, "requested_at": self._clock(), "finished_at": None}
         async with self._db() as tx, tx.begin():
             changed = await tx.execute(
-                update(erasures).where(erasures.c.digest == digest).values(values)
+                update(removals).where(removals.c.digest == digest).values(values)
             )
             if not rows_changed(changed):
                 await tx.execute(
-                    insert(erasures).values(digest=digest, requested_by=requested_by, **values)
+                    insert(removals).values(digest=digest, requested_by=requested_by, **values)
                 )
 
     async def _finish(self, person: str) -> None:
@@ -266,11 +267,12 @@ class Erasure:
                 erased.vectors,
                 erased.files,
             )
+        fault_point("session.erasure_services_erased")
         async with self._db() as tx, tx.begin():
             await _erase_own(tx, person, conversation_id)
             await tx.execute(
-                update(erasures)
-                .where(erasures.c.digest == person_digest(self._secret, person))
+                update(removals)
+                .where(removals.c.digest == person_digest(self._secret, person))
                 .values(person=None, finished_at=self._clock())
             )
 

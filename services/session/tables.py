@@ -205,8 +205,8 @@ devices = Table(
 # only while the removal runs (it is resumed after a crash); then only a keyed digest of it and
 # the time stay, so that a token issued before the removal is refused until tokens that old
 # have expired.
-erasures = Table(
-    "erasures",
+removals = Table(
+    "removals",
     metadata,
     Column("digest", String(64), primary_key=True),
     Column("person", String(200), nullable=True),

@@ -28,7 +28,7 @@ from session.devices import Devices
 from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
 from session.feed import Feed
 from session.store import ConversationStore
-from session.tables import account_notices, erased_usage, erasures, messages, metadata
+from session.tables import account_notices, erased_usage, removals, messages, metadata
 from session.turn_lock import turn_lock
 from tests.support.session_db import session_settings
 from violet import database
@@ -93,7 +93,7 @@ class Clock:
 
 @dataclass
 class Peer(persons_pb2_grpc.PersonDataServicer):
-    """One other service's `PersonData`: its records of each person, and the erasures asked."""
+    """One other service's `PersonData`: its records of each person, and the removals asked."""
 
     name: str
     records: dict[str, list[tuple[str, dict]]]
@@ -331,7 +331,7 @@ async def test_removal_erases_every_session_row_and_asks_every_service(place: Pl
     assert await rows_of(place, BOB) == before_bob
     assert all(peer.erased == [ANN] for peer in place.peers.values())
     async with place.db() as db:
-        row = (await db.execute(select(erasures))).one()
+        row = (await db.execute(select(removals))).one()
         usage = (await db.execute(select(erased_usage))).one()
     assert row.person is None and row.digest == person_digest(SECRET, ANN)
     assert usage.cost_usd == pytest.approx(0.25) and usage.calls == 1
@@ -381,4 +381,4 @@ async def test_tombstones_go_once_no_token_that_old_is_valid(place: Place) -> No
     place.clock.now = NOW + timedelta(days=91)
     await place.erasure().purge()
     async with place.db() as db:
-        assert await db.scalar(select(func.count()).select_from(erasures)) == 0
+        assert await db.scalar(select(func.count()).select_from(removals)) == 0

@@ -36,7 +36,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("person", "device"),
     )
     op.create_table(
-        "erasures",
+        "removals",
         sa.Column("digest", sa.String(length=64), primary_key=True),
         sa.Column("person", sa.String(length=200), nullable=True),
         sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False),
@@ -56,10 +56,10 @@ def upgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
     # Removals and removed people's sums are the operator's records, read across people.
-    rls.grant(ROLE, ("devices", "erasures", "erased_usage"))
+    rls.grant(ROLE, ("devices", "removals", "erased_usage"))
     rls.protect("devices", rls.of_the_person())
 
 
 def downgrade() -> None:
-    for table in ("erased_usage", "erasures", "devices"):
+    for table in ("erased_usage", "removals", "devices"):
         op.drop_table(table)
