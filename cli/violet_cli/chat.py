@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import getpass
 import json
+import re
 import sys
 import uuid
 from collections import Counter
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import websockets
 
 from violet.models import JsonObject
@@ -26,28 +28,122 @@ HISTORY_WAIT_S = 30.0
 MAX_FRAME_BYTES = 4 * 1024 * 1024
 # How long a documents command waits for its answer before the next line is read.
 DOCUMENT_WAIT_S = 10.0
+# Deleting may first wait for an answer under way to finish.
+DELETE_WAIT_S = 60.0
+# The archive is made as it is sent: its first bytes may take a while for a long history.
+ARCHIVE_TIMEOUT = httpx.Timeout(10.0, read=300.0)
+DEFAULT_ARCHIVE = "violet-archive.zip"
+ARCHIVE_NAMED = re.compile(r'filename="([^"/\\]+)"')
+# What the person types to delete everything (docs/protocol.md).
+DELETE_WORDS = "delete everything"
+NOT_DOWNLOADED = "Your data couldn't be downloaded just now. Please try again in a few minutes."
 
 HELP = """\
 Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversation waits for you.
-  /memory        what Violet remembers about you, numbered
-  /forget N      forget item N of that list (you can undo it)
-  /restore N     undo forgetting item N
-  /forget-all    forget everything, for good (asks first)
-  /documents     what Violet wrote for you, newest first, numbered
-  /open N        show document N
-  /save N [FILE] save document N in a file (by default its own name, in this folder)
-  /delete N      delete document N
-  /undo          bring back the document deleted last
-  /key           your own Anthropic key: whether one is in use, and what it paid this month
-  /key set       use your own Anthropic key (asks for it without showing it)
-  /key remove    stop using your own key
-  /help          this list"""
+  /memory             what Violet remembers about you, numbered
+  /forget N           forget item N of that list (you can undo it)
+  /restore N          undo forgetting item N
+  /forget-all         forget everything, for good (asks first)
+  /documents          what Violet wrote for you, newest first, numbered
+  /open N             show document N
+  /save N [FILE]      save document N in a file (by default its own name, in this folder)
+  /delete N           delete document N
+  /undo               bring back the document deleted last
+  /key                your own Anthropic key: whether one is in use, and what it paid this month
+  /key set            use your own Anthropic key (asks for it without showing it)
+  /key remove         stop using your own key
+  /export [FILE]      save everything Violet keeps for you in one zip file (in this folder)
+  /delete-everything  delete everything of yours from Violet and sign out all your devices
+                      (offers /export first, then asks you to type "delete everything")
+  /help               this list"""
+DELETE_WARNING = """\
+Deleting everything removes, for good, your whole conversation, what Violet remembers, your
+documents, her work for you and your key, and signs out every device you use Violet on.
+It can't be undone. If you come back, you start again with an empty conversation."""
 
 ORIGINS = {"you": "you told me", "violet": "I did this"}
 
 
 def _dim(text: str) -> str:
     return f"\033[2m{text}\033[0m" if sys.stdout.isatty() else text
+
+
+def _size(count: int) -> str:
+    if count < 1024 * 1024:
+        return f"{max(1, round(count / 1024))} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def _words(typed: str) -> str:
+    """Typed words as Violet compares them: any case, any spacing."""
+    return " ".join(typed.lower().split())
+
+
+class NotSaved(Exception):
+    """The archive was not saved; the message says why, in plain words."""
+
+
+def _refusal(answer: httpx.Response) -> str:
+    try:
+        said = answer.json().get("error")
+    except (ValueError, AttributeError):
+        said = None
+    return said if isinstance(said, str) and said else NOT_DOWNLOADED
+
+
+def _taken(target: Path) -> NotSaved:
+    return NotSaved(f"{target} is there already. Say another file: /export FILE")
+
+
+def _chosen_file(arguments: list[str]) -> Path | None:
+    """The file `/export FILE` names (None: the gateway's name); never one already there."""
+    if not arguments:
+        return None
+    chosen = Path(arguments[0]).expanduser()
+    if chosen.exists():
+        raise _taken(chosen)
+    return chosen
+
+
+def _discard(target: Path) -> None:
+    target.unlink(missing_ok=True)
+
+
+async def save_archive(url: str, token: str, chosen: Path | None) -> tuple[Path, int]:
+    """Downloads the archive into `chosen`, or the file the gateway names in this folder, never
+    over a file already there; returns where it went and its size. A download that breaks off
+    leaves no part of a file behind."""
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        async with (
+            httpx.AsyncClient(timeout=ARCHIVE_TIMEOUT) as client,
+            client.stream("GET", url, headers=headers) as answer,
+        ):
+            if answer.status_code != 200:
+                await answer.aread()
+                raise NotSaved(_refusal(answer))
+            named = ARCHIVE_NAMED.search(answer.headers.get("content-disposition", ""))
+            target = chosen or Path(named.group(1) if named else DEFAULT_ARCHIVE)
+            return target, await _write(answer, target)
+    except httpx.HTTPError:
+        raise NotSaved(NOT_DOWNLOADED) from None
+
+
+async def _write(answer: httpx.Response, target: Path) -> int:
+    try:
+        written = 0
+        with target.open("xb") as file:
+            try:
+                async for piece in answer.aiter_bytes():
+                    written += file.write(piece)
+            except BaseException:
+                _discard(target)
+                raise
+    except FileExistsError:
+        raise _taken(target) from None
+    except OSError as error:
+        raise NotSaved(f"{target} couldn't be saved: {error.strerror}.") from None
+    return written
 
 
 @dataclass(frozen=True)
@@ -89,7 +185,9 @@ class Chat:
         ask: Callable[[str], Awaitable[str]],
         echoed_by_terminal: bool,
         ask_hidden: Callable[[str], Awaitable[str]] = _ask_hidden,
+        archive: tuple[str, str] = ("", ""),
     ) -> None:
+        """`archive`: the gateway's archive address and the token to ask it with."""
         self.socket = socket
         self.newest = newest
         self.caught_up = asyncio.Event()
@@ -102,7 +200,11 @@ class Chat:
         self.documents: list[JsonObject] = []
         self.saving: dict[str, Path] = {}
         self.last_deleted: JsonObject | None = None
-        self.documents_answered = asyncio.Event()
+        # An answer for this device alone came (documents, an error, the deletion's).
+        self.replied = asyncio.Event()
+        # The person was deleted, from here or elsewhere: the chat is over.
+        self.over = False
+        self._archive_url, self._token = archive
         self._ask = ask
         self._ask_hidden = ask_hidden
         # What this terminal typed and its screen already shows: not printed a second time.
@@ -110,6 +212,11 @@ class Chat:
         self._echoed_by_terminal = echoed_by_terminal
 
     async def receive(self) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await self._receive_frames()
+        self.replied.set()  # nothing more comes
+
+    async def _receive_frames(self) -> None:
         async for raw in self.socket:
             frame = json.loads(raw)
             self.show(frame)
@@ -141,8 +248,12 @@ class Chat:
             print(frame["text"], flush=True)
         elif kind == "error":
             print(frame["text"], flush=True)
-        if kind in ("documents", "document", "error"):
-            self.documents_answered.set()
+            self.over = self.over or frame.get("code") == "unauthorized"
+        elif kind == "account.deleted":
+            print(frame["text"], flush=True)
+            self.over = True
+        if kind in ("documents", "document", "error", "account.deleted"):
+            self.replied.set()
 
     def _show_memory(self, items: list[JsonObject], told: list[JsonObject]) -> None:
         if not items and not told:
@@ -195,12 +306,15 @@ class Chat:
             self.waiting.add(said.frame["id"])
             if self._echoed_by_terminal:
                 self._typed[said.frame["text"]] += 1
-        self.documents_answered.clear()
+        self.replied.clear()
         await self.socket.send(json.dumps(said.frame))
-        if said.frame["type"].startswith("document"):
-            # The next line may name a document by its number in the list that comes back.
+        # The next line may name a document by its number in the list that comes back; after
+        # a deletion, there is no next line.
+        waits = {"account.delete": DELETE_WAIT_S}
+        wait_s = waits.get(said.frame["type"], DOCUMENT_WAIT_S)
+        if said.frame["type"].startswith("document") or said.frame["type"] in waits:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.documents_answered.wait(), DOCUMENT_WAIT_S)
+                await asyncio.wait_for(self.replied.wait(), wait_s)
 
     async def read(self, line: str) -> Said:
         """What a typed line means: a command starts with a slash, anything else is a message."""
@@ -224,6 +338,10 @@ class Chat:
             return self._undo()
         if command == "/key":
             return await self._key([word.lower() for word in arguments])
+        if command == "/export":
+            return await self._export(arguments)
+        if command == "/delete-everything" and not arguments:
+            return await self._delete_everything()
         return Said(reply=f"There's no command {words[0]}. Type /help to see what you can do.")
 
     def _one_item(self, command: str, arguments: list[str]) -> Said:
@@ -287,6 +405,38 @@ class Chat:
             return Said({"type": "key.set", "key": key}, "Checking your key with Anthropic…")
         return Said(reply="Type /key, /key set or /key remove (see /help).")
 
+    async def _export(self, arguments: list[str]) -> Said:
+        if len(arguments) > 1:
+            return Said(reply="Say one file at most, for example /export my-violet.zip")
+        _, told = await self._take_archive(arguments)
+        return Said(reply=told)
+
+    async def _take_archive(self, arguments: list[str]) -> tuple[bool, str]:
+        """Whether the archive was saved, and what to tell the person."""
+        try:
+            chosen = _chosen_file(arguments)
+            print("Gathering everything Violet keeps for you…", flush=True)
+            saved, size = await save_archive(self._archive_url, self._token, chosen)
+        except NotSaved as why:
+            return False, str(why)
+        return True, f"Saved everything Violet keeps for you in {saved} ({_size(size)})."
+
+    async def _delete_everything(self) -> Said:
+        print(DELETE_WARNING, flush=True)
+        copy = await self._ask(
+            "Would you like a copy of everything first? Type yes to save it in this folder, "
+            "or press Enter to go on: "
+        )
+        if copy.strip().lower() in ("yes", "y"):
+            saved, told = await self._take_archive([])
+            print(told, flush=True)
+            if not saved:
+                return Said(reply="Nothing was deleted.")
+        typed = await self._ask(f'To delete everything, type "{DELETE_WORDS}": ')
+        if _words(typed) != DELETE_WORDS:
+            return Said(reply="All right, nothing was deleted.")
+        return Said({"type": "account.delete", "confirmation": _words(typed)}, "Deleting…")
+
     async def until_answered(self) -> None:
         while self.waiting:
             self.answered.clear()
@@ -303,7 +453,13 @@ async def _talk(url: str, token: str) -> int:
     async with websockets.connect(url, max_size=MAX_FRAME_BYTES) as socket:
         await socket.send(json.dumps({"type": "hello", "token": token, "since": 0}))
         welcome = json.loads(await socket.recv())
-        chat = Chat(socket, welcome.get("seq", 0), _read_line, sys.stdin.isatty())
+        chat = Chat(
+            socket,
+            welcome.get("seq", 0),
+            _read_line,
+            sys.stdin.isatty(),
+            archive=(archive_url(url), token),
+        )
         if welcome.get("type") != "welcome":
             chat.show(welcome)
             return 1
@@ -311,15 +467,24 @@ async def _talk(url: str, token: str) -> int:
         await asyncio.wait_for(chat.caught_up.wait(), HISTORY_WAIT_S)  # the story so far first
         print(_dim("Type a message and press Enter; /help shows what else you can do."))
 
-        while line := await _read_line():
+        # No line is read once the chat is over: a read left waiting would hold the exit.
+        while not chat.over and (line := await _read_line()):
             if line.strip():
                 await chat.send(line.strip())
-        try:
-            await asyncio.wait_for(chat.until_answered(), LEAVE_WAIT_S)
-        except TimeoutError:
-            print("Leaving before every answer arrived; they will be here next time.")
+        if not chat.over:
+            try:
+                await asyncio.wait_for(chat.until_answered(), LEAVE_WAIT_S)
+            except TimeoutError:
+                print("Leaving before every answer arrived; they will be here next time.")
         receiver.cancel()
     return 0
+
+
+def archive_url(live_url: str) -> str:
+    """The gateway's archive download, beside its websocket."""
+    base = live_url.removesuffix("/v1/live")
+    base = base.replace("ws://", "http://", 1).replace("wss://", "https://", 1)
+    return f"{base}/v1/export"
 
 
 def chat(url: str, person: str) -> int:

@@ -114,8 +114,9 @@ class Capturer:
         await cancel_all(self._passes.values())
 
     async def stop_for(self, person: str) -> None:
-        """Ends the person's background pass on this replica, wanted or under way; what it had
-        not saved is lost, and the vectors it stored go with the person's."""
+        """Ends the person's background pass on this replica, wanted or under way. What it had
+        not saved yet is dropped; its turns stay stored, as do vectors it stored before saving
+        (an erase removes both with the rest of the person's memory)."""
         self._wanted.discard(person)
         under_way = self._passes.get(person)
         if under_way is not None:
@@ -128,7 +129,7 @@ class Capturer:
                 try:
                     await self.extract(person)
                 except Exception:  # the turns stay stored; the quiet pass takes them up again
-                    log.exception("capture pass failed", extra={"person": person})
+                    log.exception("capture pass failed")
         finally:
             del self._passes[person]
 

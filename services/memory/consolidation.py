@@ -150,7 +150,7 @@ class Consolidator:
                 report.purged += await self._purge(person, utc_now() - undo_window)
                 report.repaired += await self._repair(person)
             except Exception:
-                log.exception("sleep pass failed for a person", extra={"person": person})
+                log.exception("sleep pass failed for a person")
                 report.failed.append(person)
         await self._vectors.compact()
         return report
@@ -187,7 +187,7 @@ class Consolidator:
         if unfounded:
             log.warning(
                 "facts withdrawn: their provenance does not check out",
-                extra={"person": person, "count": len(unfounded)},
+                extra={"count": len(unfounded)},
             )
             await self._vectors.delete(person, unfounded)
             await reindex(

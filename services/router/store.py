@@ -30,8 +30,8 @@ class PersonErased(Exception):
 
 
 class Lifetimes:
-    """The lifetime of each person's routing state, which lets an erasure stop every write of
-    theirs on any replica, and nothing more than that.
+    """The lifetime of each person's routing state: how an erasure stops every write of theirs,
+    on any replica.
 
     A call that writes reads the person's lifetime as it begins (`current`), and makes its rows
     and card vectors inside `claimed`, whose first statement updates the person's lifetime row
@@ -61,7 +61,7 @@ class Lifetimes:
                 ).on_conflict_do_nothing(index_elements=[lifetimes.c.person])
             )
             found = (await db.execute(query)).scalar_one_or_none()
-        if not found:  # an erasure holds or removed the row that another call had just begun
+        if not found:  # the lifetime another call had just begun was erased meanwhile
             raise PersonErased(f"{person} is being erased")
         return str(found)
 

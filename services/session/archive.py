@@ -104,10 +104,10 @@ class Archive:
         for service in FROM_PEERS:
             stub = self._peers.stub(service, persons_pb2_grpc.PersonDataStub)
             stream = stub.Export(persons_pb2.ExportRequest(), metadata=identity.metadata())
-            async for record in stream:
-                if record.section not in FROM_PEERS[service]:
-                    raise BrokenExport(f"{service} sent a record of section {record.section!r}")
-                yield record.section, json.loads(record.json), record.content
+            async for sent in stream:
+                if sent.section not in FROM_PEERS[service]:
+                    raise BrokenExport(f"{service} sent a record of section {sent.section!r}")
+                yield sent.section, json.loads(sent.json), sent.content
         for section, rows in (("devices", self._devices), ("usage", self._usage)):
             for record in await rows(person):
                 yield section, record, b""
@@ -259,11 +259,14 @@ class _Sink:
     def __init__(self) -> None:
         self._pending = bytearray()
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes, /) -> int:
         self._pending += data
         return len(data)
 
     def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
         pass
 
     def take(self, final: bool = False) -> Iterator[bytes]:

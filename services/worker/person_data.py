@@ -48,7 +48,7 @@ TABLES = {
     "approvals": "approvals",
     "outbox": "internal: results, questions and cards on their way to the session and the "
     "router, which keep what they take",
-    "erasures": "internal: marks an erase of the person under way, gone when it ends",
+    "work_erasures": "internal: marks an erase of the person under way, gone when it ends",
 }
 
 # A request's status as the person knows it: "pending" waits for its turn, "waiting" for the

@@ -129,7 +129,7 @@ outbox = Table(
 # adds work of theirs. Removed when the erase ends; a row left by a crash is finished by the
 # next erase of the person.
 erasures = Table(
-    "erasures",
+    "work_erasures",
     metadata,
     Column("person", String(200), primary_key=True),
     Column("started_at", UtcDateTime(), nullable=False),

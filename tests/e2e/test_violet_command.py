@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import websockets
+from websockets.sync.client import connect
 
 from tests.support.stack import SERVICES
 from tests.support.waiting import eventually_blocking
@@ -180,6 +184,58 @@ def test_chat_lists_opens_saves_deletes_and_brings_back_documents(
     assert 'Deleted "Ferry times"' in shown
     assert "Violet hasn't written any documents for you yet." in shown
     assert listed in shown.rpartition("/undo")[2]  # back after the undo
+
+
+def chat_as(
+    person: str, typed: str, environment: dict[str, str], folder: Path
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [VIOLET, "chat", "--person", person],
+        input=typed,
+        env=environment,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+
+
+def test_chat_exports_everything_and_deletes_everything(
+    running: subprocess.Popen[str], environment: dict[str, str], tmp_path: Path
+) -> None:
+    from violet.identity import issue_token, resolve_secret
+
+    assert running.stdout is not None
+    assert "Violet is ready" in running.stdout.readline()
+    assert chat_as("ivy", "my cat is called Miso\n", environment, tmp_path).returncode == 0
+    secret = resolve_secret("", Path(environment["VIOLET_HOME"]))
+    old_token = issue_token("ivy", secret)
+
+    exported = chat_as("ivy", "/export\n/export mine.zip\n", environment, tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    [archive] = tmp_path.glob("violet-archive-*.zip")
+    for saved in (archive, tmp_path / "mine.zip"):
+        with zipfile.ZipFile(saved) as opened:
+            assert "my cat is called Miso" in opened.read("data.json").decode()
+        assert f"Saved everything Violet keeps for you in {saved.name} (" in exported.stdout
+
+    typed = "/delete-everything\n\ndelete everything\nthis line is never read\n"
+    deleting = chat_as("ivy", typed, environment, tmp_path)
+    assert deleting.returncode == 0, deleting.stderr
+    assert '"delete everything"' in deleting.stdout  # what to type, asked for
+    assert "Everything of yours was deleted from Violet" in deleting.stdout
+    assert "this line is never read" not in deleting.stdout
+
+    with connect(f"ws://{environment['VIOLET_GATEWAY_ADDR']}/v1/live") as socket:
+        socket.send(json.dumps({"type": "hello", "token": old_token, "since": 0}))
+        assert json.loads(socket.recv(timeout=20))["code"] == "unauthorized"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            socket.recv(timeout=20)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+    time.sleep(1.1)  # a sign-in in the second of the deletion counts as before it
+    back = chat_as("ivy", "", environment, tmp_path)
+    assert back.returncode == 0 and "Miso" not in back.stdout  # a new, empty conversation
 
 
 def test_token_prints_a_device_token_and_with_internal_an_internal_one(

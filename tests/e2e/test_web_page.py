@@ -1,17 +1,21 @@
 """The gateway's web page in a real headless browser: sign in (with a code, or through the
-identity provider), chat, the memory page, the documents, and the page of the person's own
-Anthropic key."""
+identity provider), chat, the memory page, the documents, the page of the person's own
+Anthropic key, and their data: downloaded whole, or deleted."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import websockets
+from websockets.sync.client import connect
 
 from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
@@ -329,3 +333,53 @@ def test_a_person_uses_their_own_anthropic_key_and_removes_it_in_the_browser(
         css(browser, "#remove-yes")[0].click()
         wait_for(browser, lambda: "no Anthropic key" in key_state(browser))
         assert "This month" not in key_state(browser)
+
+
+def hello_is_refused(live_url: str, token: str) -> int | None:
+    """The close code a hello with `token` gets, after its `unauthorized` error."""
+    with connect(live_url) as socket:
+        socket.send(json.dumps({"type": "hello", "token": token, "since": 0}))
+        assert json.loads(socket.recv(timeout=WAIT_S))["code"] == "unauthorized"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            socket.recv(timeout=WAIT_S)
+    return closed.value.rcvd.code if closed.value.rcvd else None
+
+
+def test_a_person_downloads_their_data_and_deletes_everything_in_the_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    with running_stack(tmp_path / "home", "sqlite") as stack:
+        token = stack.token("ada")
+        browser.get(stack.http_url + "/")
+        sign_in(browser, token)
+        say(browser, "my cat is called Miso")
+
+        downloads = tmp_path / "downloads"
+        browser.execute_cdp_cmd(
+            "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
+        )
+        css(browser, "#show-key")[0].click()
+        css(browser, "#download-data")[0].click()
+        [saved] = wait_for(browser, lambda: list(downloads.glob("violet-archive-*.zip")))
+        with zipfile.ZipFile(saved) as archive:
+            assert "my cat is called Miso" in archive.read("data.json").decode()
+        wait_for(browser, lambda: "saved" in css(browser, "#download-state")[0].text)
+
+        # Asked first, with the download offered; words other than the ones asked for keep all.
+        css(browser, "#delete-everything")[0].click()
+        assert visible(browser, "#delete-download").text == "Download my data first"
+        assert "every device" in css(browser, "#delete-confirm")[0].text
+        words = css(browser, "#delete-words")[0]
+        words.send_keys("delete it all")
+        css(browser, "#delete-yes")[0].click()
+        assert "Nothing was deleted" in css(browser, "#delete-problem")[0].text
+        words.clear()
+        words.send_keys("delete everything")
+        css(browser, "#delete-yes")[0].click()
+
+        wait_for(browser, lambda: visible(browser, "#sign-in"), 60)
+        assert "deleted" in css(browser, "#sign-in-note")[0].text
+        assert not css(browser, "#sign-in-problem")[0].text
+        assert browser.execute_script("return localStorage.getItem('violet.token')") is None
+        assert css(browser, ".messages li") == []
+        assert hello_is_refused(stack.live_url, token) == 4401

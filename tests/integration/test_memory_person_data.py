@@ -25,6 +25,7 @@ import memory.runtime
 from memory.__main__ import resources
 from memory.capture import Capturer
 from memory.deeds import Deed
+from memory.indexing import reindex
 from memory.person_data import Erased
 from memory.queries import RecentQueries
 from memory.runtime import Memory, migrate, open_memory
@@ -38,6 +39,7 @@ from tests.support.waiting import eventually
 from violet import database
 from violet.embedder import get_embedder
 from violet.identity import issue_internal_token, issue_token
+from violet.tasks import cancel_all
 from violet.v1 import persons_pb2, persons_pb2_grpc
 from violet.vectors import QdrantVectorStore, VectorStore
 
@@ -60,13 +62,10 @@ def told(turn: NewTurn, text: str, *sources: Source) -> NewTurn:
     return replace(turn, violet_answer=text, told=text, told_sources=sources)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemorySettings]:
-    with contextlib.ExitStack() as cleanup:
-        url = cleanup.enter_context(fresh_schema()) if request.param == "postgres" else ""
-        chosen = MemorySettings(home=tmp_path, database_url=url, qdrant_url="", secret=SECRET)
-        migrate(chosen)
-        yield chosen
+# SQL and vector stores: each database and each vector store at least once; the erase itself
+# on every pair.
+STORES = ["sqlite-edge", "postgres-qdrant-client"]
+EVERY_PAIR = [*STORES, "sqlite-qdrant-client", "postgres-edge"]
 
 
 async def local_qdrant(_settings: object, dimension: int, name: str) -> VectorStore:
@@ -77,21 +76,28 @@ async def local_qdrant(_settings: object, dimension: int, name: str) -> VectorSt
         )
 
 
-@pytest.fixture(params=["edge", "qdrant-client"])
-def vector_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "qdrant-client":
+@pytest.fixture(params=STORES)
+def settings(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MemorySettings]:
+    sql, vectors = str(request.param).split("-", 1)
+    if vectors == "qdrant-client":
         monkeypatch.setattr(memory.runtime, "open_vector_store", local_qdrant)
-    return str(request.param)
+    with contextlib.ExitStack() as cleanup:
+        url = cleanup.enter_context(fresh_schema()) if sql == "postgres" else ""
+        chosen = MemorySettings(home=tmp_path, database_url=url, qdrant_url="", secret=SECRET)
+        migrate(chosen)
+        yield chosen
 
 
 @pytest.fixture
-async def opened(settings: MemorySettings, vector_kind: str) -> AsyncIterator[Memory]:
+async def opened(settings: MemorySettings) -> AsyncIterator[Memory]:
     async with open_memory(settings) as parts:
         yield parts
 
 
 async def fill(parts: Memory, person: str, words: str) -> None:
-    """Facts of the person's and of Violet's, a told record with a page and a document, and a
+    """Facts of the person's and of Violet's, told records with a page and a document, and a
     fact forgotten on the memory page."""
     await captured(
         parts,
@@ -100,10 +106,23 @@ async def fill(parts: Memory, person: str, words: str) -> None:
         told(said("When does the ferry leave?", 3), FERRY_TOLD, FERRY, NOTES),
         said("", 5, answer="", deeds=(SUM,)),
         told(said("And back?", 7), NOTES_TOLD, NOTES),
-        said("I grow basil on my balcony", 9),
+        said("I like basil on my pizza", 9),
     )
-    basil = next(i for i in await parts.page.facts(person) if "basil" in i.text)
+    basil = next(item for item in await parts.page.facts(person) if "basil" in item.text)
     await parts.page.forget(person, basil.id)
+
+
+class GatedOrigin(ScriptedOrigin):
+    """A fast model that answers once its gate opens (closed at first), counting its answers."""
+
+    def __init__(self) -> None:
+        super().__init__(self._count)
+        self.answered = 0
+        self.gate.clear()
+
+    def _count(self) -> list[dict]:
+        self.answered += 1
+        return [{"text": CAT, "origin": "you", "quote": CAT}]
 
 
 async def exported(parts: Memory, person: str) -> list[tuple[str, dict[str, Any]]]:
@@ -115,7 +134,7 @@ def valid(section: str, record: dict[str, Any]) -> bool:
     return Draft202012Validator(item).is_valid(record)
 
 
-def cells(settings: MemorySettings) -> list[tuple[str, str, str]]:
+def owner_rows(settings: MemorySettings) -> list[tuple[str, str, str]]:
     """Every value in every table of the service, as (table, column, value), read as the tables'
     owner (past row-level security)."""
     engine = create_engine(database.sync_url(settings, "memory"))
@@ -131,30 +150,48 @@ def cells(settings: MemorySettings) -> list[tuple[str, str, str]]:
         engine.dispose()
 
 
-def item_ids(settings: MemorySettings, person: str) -> set[str]:
+def naming(rows: list[tuple[str, str, str]], person: str, ids: set[str]) -> list[str]:
+    """The cells that hold the person or an id of one of their items, in any column (a person,
+    an item, a parent item, the items a fact was made from)."""
+    return [
+        f"{table}.{column}"
+        for table, column, value in rows
+        if person in value or any(item_id in value for item_id in ids)
+    ]
+
+
+def items_of(settings: MemorySettings, person: str) -> set[str]:
     engine = create_engine(database.sync_url(settings, "memory"))
     try:
         with engine.connect() as db:
-            return set(db.scalars(select(memory_items.c.id).where(memory_items.c.person == person)))
+            found = db.scalars(select(memory_items.c.id).where(memory_items.c.person == person))
+            return set(found)
     finally:
         engine.dispose()
-
-
-def naming(found: list[tuple[str, str, str]], person: str, ids: set[str]) -> list[str]:
-    """The cells that hold the person or an id of one of their items, in any column."""
-    return [
-        f"{table}.{column}"
-        for table, column, value in found
-        if person in value or any(item_id in value for item_id in ids)
-    ]
 
 
 async def vector_ids(parts: Memory, person: str) -> set[str]:
     return {point.id for point in await parts.vectors.scroll(person)}
 
 
+async def vector_count(parts: Memory, person: str, at_least: int) -> bool:
+    return len(await vector_ids(parts, person)) >= at_least
+
+
+async def version_of(parts: Memory, person: str) -> str | None:
+    async with parts.store.reading(person) as memory:
+        version = await memory.version()
+    return version.epoch if version else None
+
+
+async def nothing_left_of(parts: Memory, settings: MemorySettings, person: str) -> None:
+    assert naming(owner_rows(settings), person, set()) == []
+    assert await vector_ids(parts, person) == set()
+    assert await exported(parts, person) == []
+
+
 async def test_the_export_holds_what_the_memory_page_lists_of_the_person_alone(
-    opened: Memory,
+    settings: MemorySettings, opened: Memory
 ) -> None:
     ann, bob = new_person("ann"), new_person("bob")
     await fill(opened, ann, CAT)
@@ -163,14 +200,13 @@ async def test_the_export_holds_what_the_memory_page_lists_of_the_person_alone(
     records = await exported(opened, ann)
     assert [section for section, _ in records] == ["remembered"] * 3 + ["told"] * 2
     assert all(valid(section, record) for section, record in records)
-    remembered = [record for section, record in records if section == "remembered"]
-    assert [r["text"] for r in remembered] == [
-        *sorted(i.text for i in (await opened.page.facts(ann)) if "17*23" not in i.text),
-        "I worked out 17*23 = 391.",
+    listed = sorted(await opened.page.facts(ann), key=lambda item: (item.created_at, item.id))
+    assert [record for section, record in records if section == "remembered"] == [
+        {"text": item.text, "remembered_at": item.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        for item in listed
     ]
-    assert [r["remembered_at"] for r in remembered] == sorted(r["remembered_at"] for r in remembered)
-    told_records = [record for section, record in records if section == "told"]
-    assert told_records == [
+    assert "I worked out 17*23 = 391." in [item.text for item in listed]
+    assert [record for section, record in records if section == "told"] == [
         {
             "text": FERRY_TOLD,
             "told_at": "2025-03-03T09:03:00Z",
@@ -185,12 +221,191 @@ async def test_the_export_holds_what_the_memory_page_lists_of_the_person_alone(
             "sources": [{"document": NOTES.document, "title": ""}],
         },
     ]
-    words = json.dumps(records)
-    assert "basil" not in words, "a forgotten fact is not kept"
-    assert CAT not in words, "the person's own messages are the session's conversation"
-    assert "Rex" not in words and bob not in words
-    assert not any(item_id in words for item_id in item_ids(opened_settings(opened), ann))
+    everything = json.dumps(records)
+    assert "basil" not in everything, "a forgotten fact is no longer kept"
+    assert CAT not in everything, "the person's own messages are the session's conversation"
+    assert "Rex" not in everything and bob not in everything
+    assert not any(item_id in everything for item_id in items_of(settings, ann))
 
 
-def opened_settings(parts: Memory) -> MemorySettings:
-    return parts.person_data_settings  # type: ignore[attr-defined]
+@pytest.mark.parametrize("settings", EVERY_PAIR, indirect=True)
+async def test_an_erase_leaves_no_row_or_vector_of_the_person_and_the_others_untouched(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    ann, bob = new_person("ann"), new_person("bob")
+    await fill(opened, ann, CAT)
+    await fill(opened, bob, DOG)
+    anns_items = items_of(settings, ann)
+    assert naming(owner_rows(settings), ann, anns_items)
+    bobs_rows = naming(owner_rows(settings), bob, set())
+    bobs_vectors = await vector_ids(opened, bob)
+    bobs_export = await exported(opened, bob)
+    assert await opened.recaller.recall(ann, "what is my cat called?", 3)
+    before = await version_of(opened, ann)
+
+    erased = await opened.person_data.erase(ann)
+
+    assert erased.rows >= len(anns_items) and erased.vectors > 0
+    assert naming(owner_rows(settings), ann, anns_items) == []
+    assert await vector_ids(opened, ann) == set()
+    assert await opened.recaller.recall(ann, "what is my cat called?", 3) == []
+    assert naming(owner_rows(settings), bob, set()) == bobs_rows
+    assert await vector_ids(opened, bob) == bobs_vectors
+    assert await exported(opened, bob) == bobs_export
+    assert await opened.person_data.erase(ann) == Erased(rows=0, vectors=0)
+
+    await captured(opened, ann, said("I take my tea with honey", 11))
+    assert [record["text"] for _, record in await exported(opened, ann)] == [
+        "I take my tea with honey"
+    ]
+    assert await version_of(opened, ann) != before, "a new memory, in a new epoch"
+
+
+async def test_a_capture_pass_under_way_is_stopped_and_leaves_nothing(
+    settings: MemorySettings,
+) -> None:
+    model = GatedOrigin()
+    async with open_memory(settings, model=model) as parts:
+        ann = new_person("ann")
+        await parts.capturer.accept(ann, said(CAT, 1))
+        await eventually(lambda: vector_ids(parts, ann), "the turn item stored")
+
+        await parts.person_data.erase(ann)
+        model.gate.set()
+        await parts.capturer.settled(ann)
+        await nothing_left_of(parts, settings, ann)
+        assert model.answered == 0, "the pass ended at the erase"
+
+
+async def test_a_quiet_consolidation_under_way_is_stopped_and_the_sweep_goes_on(
+    settings: MemorySettings,
+) -> None:
+    model = GatedOrigin()
+    async with open_memory(settings, model=model) as parts:
+        ann = new_person("ann")
+        async with parts.store.of(ann) as memory:
+            await memory.add_turn(said(CAT, 1))  # stored, its capture pass left to the sweep
+        sweep = asyncio.create_task(parts.consolidator.consolidate_when_quiet(0.01, 0.05))
+        try:
+            await eventually(lambda: vector_ids(parts, ann), "the sweep's turn item stored")
+
+            await parts.person_data.erase(ann)
+            model.gate.set()
+            await nothing_left_of(parts, settings, ann)
+            bob = new_person("bob")
+            async with parts.store.of(bob) as memory:
+                await memory.add_turn(said(DOG, 1))
+            await eventually(lambda: model.answered, "bob's turn made by the sweep")
+            assert model.answered == 1, "the consolidation of ann ended at the erase"
+        finally:
+            await cancel_all([sweep])
+
+
+async def test_a_capture_pass_of_another_replica_keeps_nothing_once_the_erase_ran(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    """Another replica's pass is not stopped by the erase: it finds its turn gone, and removes
+    the vectors it stored."""
+    model = GatedOrigin()
+    queries = RecentQueries(get_embedder())
+    other = Capturer(opened.store, opened.vectors, opened.passages, queries, model)
+    ann = new_person("ann")
+    await captured(opened, ann, said("I like basil on my pizza", 1))
+    await other.accept(ann, said(CAT, 3))
+    await eventually(lambda: vector_count(opened, ann, 3), "the other replica's turn item stored")
+
+    await opened.person_data.erase(ann)
+    model.gate.set()
+    await other.settled(ann)
+    await nothing_left_of(opened, settings, ann)
+    assert model.answered == 1, "the other replica's pass went on"
+
+
+async def test_work_that_read_before_the_erase_and_writes_after_it_leaves_nothing(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    """A forget or a consolidation on another replica: it read the items before the erase, and
+    stores their vectors and records their change after it."""
+    ann = new_person("ann")
+    await captured(opened, ann, said(CAT, 1))
+    async with opened.store.reading(ann) as memory:
+        read = await memory.active_items()
+
+    await opened.person_data.erase(ann)
+    await reindex(opened.store, ann, opened.passages, opened.vectors, read, [])
+    await opened.store.vectors_stored(ann, [item.id for item in read])
+    await nothing_left_of(opened, settings, ann)
+
+
+async def test_a_capture_committing_as_the_erase_starts_is_erased_with_the_rest(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    ann = new_person("ann")
+    async with opened.store.of(ann) as capturing:
+        assert await capturing.add_turn(said(CAT, 1)) is not None
+        erasing = asyncio.create_task(opened.person_data.erase(ann))
+        done, _ = await asyncio.wait([erasing], timeout=0.5)
+        assert not done, "the erase waits for the capture under way"
+    erased = await erasing
+    assert erased.rows == 2  # the captured turn, and the person among those with memory
+    await nothing_left_of(opened, settings, ann)
+
+
+async def test_an_erase_stopped_halfway_refuses_captures_until_called_again(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    ann = new_person("ann")
+    await captured(opened, ann, said(CAT, 1))
+    vectors = len(await vector_ids(opened, ann))
+    # Stopped after its rows went, before its vectors did.
+    await opened.store.begin_erasure(ann)
+    async with opened.store.of(ann) as halfway:
+        assert await halfway.forget_everything() > 0
+
+    await opened.capturer.accept(ann, said(DOG, 3))
+    await opened.capturer.settled(ann)
+    assert naming(owner_rows(settings), ann, set()) == ["memory_erasures.person"]
+
+    assert await opened.person_data.erase(ann) == Erased(rows=0, vectors=vectors)
+    await nothing_left_of(opened, settings, ann)
+    await captured(opened, ann, said(DOG, 5))
+    assert len(await exported(opened, ann)) == 2
+
+
+@pytest.mark.parametrize("settings", ["sqlite-edge", "postgres-edge"], indirect=True)
+async def test_the_service_serves_person_data_for_the_person_of_the_token_alone(
+    settings: MemorySettings,
+) -> None:
+    ann, bob = new_person("ann"), new_person("bob")
+    async with open_memory(settings) as parts:
+        await fill(parts, ann, CAT)
+        await fill(parts, bob, DOG)
+        expected = await exported(parts, ann)
+    async with resources(settings) as hosted:
+        server = grpc.aio.server()
+        assert "violet.v1.PersonData" in hosted.register(server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = persons_pb2_grpc.PersonDataStub(channel)
+                as_ann = (("authorization", f"Bearer {issue_internal_token(ann, SECRET)}"),)
+                records = [
+                    (record.section, json.loads(record.json))
+                    async for record in stub.Export(persons_pb2.ExportRequest(), metadata=as_ann)
+                ]
+                assert records == expected
+                as_device = (("authorization", f"Bearer {issue_token(ann, SECRET)}"),)
+                for metadata_sent in ((), as_device):
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await stub.Erase(persons_pb2.EraseRequest(), metadata=metadata_sent)
+                    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+                erased = await stub.Erase(persons_pb2.EraseRequest(), metadata=as_ann)
+                assert erased.rows > 0 and erased.vectors > 0 and erased.files == 0
+                again = await stub.Erase(persons_pb2.EraseRequest(), metadata=as_ann)
+                assert (again.rows, again.vectors, again.files) == (0, 0, 0)
+                left = stub.Export(persons_pb2.ExportRequest(), metadata=as_ann)
+                assert [record async for record in left] == []
+        finally:
+            await server.stop(None)
+    assert naming(owner_rows(settings), bob, set())

@@ -61,10 +61,19 @@ QUICK = {
 }
 
 
+# The operator's records, no person's rows: a removed person's keyed digest (their name only
+# while the removal runs), and removed people's usage sums. Every transaction sees them all.
+ACROSS_PEOPLE = {"removals", "erased_usage"}
+
+
 def every_table() -> list[tuple[str, Table]]:
     return [
         (service, table) for service, tables in TABLES.items() for table in tables.sorted_tables
     ]
+
+
+def persons_tables() -> list[tuple[str, Table]]:
+    return [(service, table) for service, table in every_table() if table.name not in ACROSS_PEOPLE]
 
 
 def migrate_all(url: str) -> None:
@@ -129,7 +138,7 @@ def seeded() -> Iterator[tuple[str, dict[str, dict[str, str]]]]:
     with fresh_schema() as url:
         migrate_all(url)
         keys: dict[str, dict[str, str]] = {}
-        for service, table in every_table():
+        for service, table in persons_tables():
             engine = service_db(url, service)
             for person in PEOPLE:
                 with engine.begin() as db:
@@ -148,7 +157,9 @@ def owners(table: Table) -> str:
     return next(column.name for column in table.columns if column.foreign_keys)
 
 
-@pytest.mark.parametrize(("service", "table"), every_table(), ids=lambda v: getattr(v, "name", v))
+@pytest.mark.parametrize(
+    ("service", "table"), persons_tables(), ids=lambda v: getattr(v, "name", v)
+)
 def test_a_table_shows_no_row_without_a_person_and_only_the_persons_with_one(
     seeded: tuple[str, dict[str, dict[str, str]]], service: str, table: Table
 ) -> None:
@@ -175,7 +186,9 @@ def test_a_table_shows_no_row_without_a_person_and_only_the_persons_with_one(
         assert db.scalar(select(func.count()).select_from(table)) == len(PEOPLE)
 
 
-@pytest.mark.parametrize(("service", "table"), every_table(), ids=lambda v: getattr(v, "name", v))
+@pytest.mark.parametrize(
+    ("service", "table"), persons_tables(), ids=lambda v: getattr(v, "name", v)
+)
 def test_no_row_of_another_person_can_be_written(
     seeded: tuple[str, dict[str, dict[str, str]]], service: str, table: Table
 ) -> None:

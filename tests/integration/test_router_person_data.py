@@ -41,7 +41,7 @@ from violet.models import OfflineModelClient
 from violet.v1 import persons_pb2, persons_pb2_grpc, router_pb2, router_pb2_grpc
 from violet.vectors import EdgeVectorStore, QdrantVectorStore, VectorStore
 
-SECRET = "router-person-data-test-secret"
+SECRET = "router-person-data-test-secret-of-32-bytes"
 DIMENSION = 32
 # The whole card's cosine decides, as in tests/unit/test_router_routing.py.
 WEIGHTS = Weights(
@@ -243,7 +243,9 @@ async def test_after_erasing_a_person_starts_from_empty(served: Served) -> None:
         router_pb2.RouteRequest(request="Flights to Seattle on Friday"), metadata=as_("ada")
     )
     assert (decision.pick, list(decision.candidates)) == ("new", [])
-    listed = await served.routing.ListDecisions(router_pb2.ListDecisionsRequest(), metadata=as_("ada"))
+    listed = await served.routing.ListDecisions(
+        router_pb2.ListDecisionsRequest(), metadata=as_("ada")
+    )
     assert [d.request for d in listed.decisions] == ["Flights to Seattle on Friday"]
 
     await served.routing.UpdateCard(card("ws_tea", "Order green tea"), metadata=as_("ada"))

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from violet_cli import chat as chat_module
 from violet_cli import tokens
-from violet_cli.chat import Chat, MemoryNumbers
+from violet_cli.chat import HELP, Chat, MemoryNumbers, archive_url
 
 
 class Socket:
@@ -312,3 +313,74 @@ def test_without_any_stack_chat_says_where_to_run_it(
     with pytest.raises(tokens.NoLocalStack, match="make run"):
         tokens.local_token("sam", create=False)
     assert not (tmp_path / "home").exists()
+
+
+class Deleting(Socket):
+    """A socket the gateway answers a deletion on, as it does: the answer, and it is over."""
+
+    def __init__(self, client: Chat) -> None:
+        super().__init__()
+        self.client = client
+
+    async def send(self, raw: str) -> None:
+        await super().send(raw)
+        if json.loads(raw)["type"] == "account.delete":
+            self.client.show({"type": "account.deleted", "text": "Everything was deleted."})
+
+
+def test_help_lists_the_export_and_deleting_everything() -> None:
+    assert "/export [FILE]" in HELP and "/delete-everything" in HELP
+
+
+@pytest.mark.parametrize("typed", ["delete", "yes", "", "delete everything now"])
+async def test_deleting_everything_takes_the_typed_words_alone(
+    typed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client, socket = chat(answers=["\n", f"{typed}\n"])
+    await client.send("/delete-everything")
+    assert socket.sent == [] and not client.over
+    shown = capsys.readouterr().out
+    assert "every device" in shown and "nothing was deleted" in shown
+
+
+async def test_deleting_everything_sends_the_words_and_the_chat_is_over(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client, _ = chat(answers=["no\n", "  Delete   EVERYTHING \n"])
+    client.socket = socket = Deleting(client)  # type: ignore[assignment]
+    await client.send("/delete-everything")
+    assert socket.sent == [{"type": "account.delete", "confirmation": "delete everything"}]
+    assert client.over and "Everything was deleted." in capsys.readouterr().out
+
+
+async def test_no_deletion_without_the_copy_asked_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(chat_module, "save_archive", refuse_archive)
+    client, socket = chat(answers=["yes\n", "delete everything\n"])
+    await client.send("/delete-everything")
+    assert socket.sent == []
+    shown = capsys.readouterr().out
+    assert "Violet can't gather it now." in shown and "Nothing was deleted." in shown
+
+
+async def refuse_archive(url: str, token: str, chosen: Path | None) -> tuple[Path, int]:
+    raise chat_module.NotSaved("Violet can't gather it now.")
+
+
+async def test_export_never_writes_over_a_file_and_takes_one_name_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.zip").write_bytes(b"kept")
+    client, _ = chat()
+    await client.send("/export mine.zip")
+    assert "there already" in capsys.readouterr().out
+    assert (tmp_path / "mine.zip").read_bytes() == b"kept"
+    await client.send("/export a.zip b.zip")
+    assert "one file at most" in capsys.readouterr().out
+
+
+def test_the_archive_is_fetched_beside_the_websocket() -> None:
+    assert archive_url("ws://127.0.0.1:8080/v1/live") == "http://127.0.0.1:8080/v1/export"
+    assert archive_url("wss://violet.example/v1/live") == "https://violet.example/v1/export"

@@ -7,7 +7,7 @@ Two guards, one for each way rows are written:
   a later one finds its row gone and writes nothing.
 - New work (a request, an answer) has no row to lock yet: it checks, in its own transaction,
   that no erase of the person is under way (`refuse_while_erasing`). The erase marks its start
-  (`erasures`) before it stops anything, and removes the mark when everything is gone; a mark
+  (`work_erasures`) before it stops anything, and removes the mark when everything is gone; a mark
   left by a crash keeps refusing until the person's next erase finishes.
 """
 

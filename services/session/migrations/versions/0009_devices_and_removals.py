@@ -55,9 +55,12 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name != "postgresql":
         return
-    # Removals and removed people's sums are the operator's records, read across people.
     rls.grant(ROLE, ("devices", "removals", "erased_usage"))
     rls.protect("devices", rls.of_the_person())
+    # The operator's records, read across people, holding no one's name once a removal ends
+    # (a keyed digest) or none at all (the sums): every row is every transaction's.
+    rls.protect("removals", "true")
+    rls.protect("erased_usage", "true")
 
 
 def downgrade() -> None:

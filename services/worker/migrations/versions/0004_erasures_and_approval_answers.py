@@ -30,7 +30,7 @@ END
 def upgrade() -> None:
     postgres = op.get_bind().dialect.name == "postgresql"
     op.create_table(
-        "erasures",
+        "work_erasures",
         sa.Column("person", sa.String(length=200), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("person"),
@@ -44,11 +44,11 @@ def upgrade() -> None:
     op.execute("ALTER TABLE approvals NO FORCE ROW LEVEL SECURITY")
     op.execute(KNOWN_ANSWERS)
     op.execute("ALTER TABLE approvals FORCE ROW LEVEL SECURITY")
-    rls.grant(ROLE, ("erasures",))
-    rls.protect("erasures", rls.of_the_person())
+    rls.grant(ROLE, ("work_erasures",))
+    rls.protect("work_erasures", rls.of_the_person())
 
 
 def downgrade() -> None:
     with op.batch_alter_table("approvals", schema=None) as batch_op:
         batch_op.drop_column("answer")
-    op.drop_table("erasures")
+    op.drop_table("work_erasures")
