@@ -28,8 +28,8 @@ HISTORY_WAIT_S = 30.0
 MAX_FRAME_BYTES = 4 * 1024 * 1024
 # How long a documents command waits for its answer before the next line is read.
 DOCUMENT_WAIT_S = 10.0
-# Deleting may first wait for an answer under way to finish.
-DELETE_WAIT_S = 60.0
+# Deleting may first wait for an answer under way to finish (the gateway waits 120 s).
+DELETE_WAIT_S = 150.0
 # The archive is made as it is sent: its first bytes may take a while for a long history.
 ARCHIVE_TIMEOUT = httpx.Timeout(10.0, read=300.0)
 DEFAULT_ARCHIVE = "violet-archive.zip"

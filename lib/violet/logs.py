@@ -19,6 +19,8 @@ _RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"me
 _DROPPED = frozenset({"color_message"})
 # Chatty at INFO and of no use to a person watching: every health probe, every migration step.
 _QUIET_ON_A_TERMINAL = ("uvicorn.access", "alembic.runtime.migration")
+# Name at INFO what a person asked for (the address of every page fetched): kept to warnings.
+_QUIET_EVERYWHERE = ("httpx", "httpcore")
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -82,3 +84,5 @@ def setup_logging(service: str, level: str, format: str = "auto") -> None:
     if as_text and logging.getLevelName(level) <= logging.INFO:
         for chatty in _QUIET_ON_A_TERMINAL:
             logging.getLogger(chatty).setLevel(logging.WARNING)
+    for telling in _QUIET_EVERYWHERE:
+        logging.getLogger(telling).setLevel(max(logging.WARNING, root.level))

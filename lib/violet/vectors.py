@@ -21,6 +21,7 @@ import contextlib
 import importlib.metadata
 import logging
 import os
+import shutil
 import socket
 import ssl
 import threading
@@ -99,6 +100,10 @@ class VectorStore(Protocol):
 
     async def compact(self) -> None: ...
 
+    async def purge(self) -> None:
+        """Removes from disk what deleted points left there (a person was erased)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -127,7 +132,11 @@ class EdgeVectorStore:
     def __init__(self, path: Path, dimension: int) -> None:
         self._lock = threading.Lock()
         params = edge.EdgeVectorParams(size=dimension, distance=edge.Distance.Cosine)
-        config = edge.EdgeConfig(vectors={TEXT: params, CONTEXT: params})
+        # Each optimisation rewrites the segments that hold deleted points, whatever their
+        # share: an erased person's vectors and payloads do not stay on disk.
+        vacuum = edge.EdgeOptimizersConfig(deleted_threshold=0.0, vacuum_min_vector_number=1)
+        config = edge.EdgeConfig(vectors={TEXT: params, CONTEXT: params}, optimizers=vacuum)
+        self._path, self._config = path, config
         try:
             if (path / "edge_config.json").exists():
                 self._shard = edge.EdgeShard.load(str(path), config)
@@ -223,6 +232,19 @@ class EdgeVectorStore:
         with self._lock:
             self._shard.optimize()
             self._shard.flush()
+
+    async def purge(self) -> None:
+        await asyncio.to_thread(self._purge)
+
+    def _purge(self) -> None:
+        """Vacuums the segments, then starts the write-ahead log afresh: once the segments are
+        flushed it holds nothing they lack, but it keeps every past write, deleted or not."""
+        with self._lock:
+            self._shard.optimize()
+            self._shard.flush()
+            self._shard.close()
+            shutil.rmtree(self._path / "wal", ignore_errors=True)
+            self._shard = edge.EdgeShard.load(str(self._path), self._config)
 
     async def close(self) -> None:
         await asyncio.to_thread(self._close)
@@ -389,6 +411,11 @@ class QdrantVectorStore:
             found.extend(_stored(r.id, r.payload, r.vector) for r in records)
             if offset is None:
                 return found
+
+    async def purge(self) -> None:
+        """A Qdrant server's own optimizer vacuums deleted points out of a segment once their
+        share passes its `deleted_threshold`, and rolls its write-ahead log; docs/person-data.md
+        says what stays on its disk meanwhile."""
 
     async def compact(self) -> None:
         """A Qdrant server optimises its segments by itself."""

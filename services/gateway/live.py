@@ -57,6 +57,8 @@ tracer = trace.get_tracer(__name__)
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_UNAVAILABLE = 1013
 FOLLOW_RETRY_MAX_S = 5.0
+# Deleting waits for the person's answer under way to finish first, then for every service.
+DELETE_TIMEOUT_S = 120.0
 
 # Before hello nothing tells the person's language: English.
 UNAVAILABLE_TEXT = phrases.AWAY[ENGLISH]
@@ -120,7 +122,7 @@ class Device:
             await self.websocket.send_text(frame)
 
     async def leave(self, frame: str, close_code: int) -> None:
-        """Sends the last frame and closes the socket; any frame still on its way stays."""
+        """Sends the last frame and closes the socket; frames sent after it are dropped."""
         async with self._sending:
             self.gone = True
             await self.websocket.send_text(frame)
@@ -466,7 +468,7 @@ class LiveEndpoint:
         )
         async with device.deleting:
             try:
-                await stub.Delete(asked, metadata=self._internal(person))
+                await stub.Delete(asked, metadata=self._internal(person), timeout=DELETE_TIMEOUT_S)
             except grpc.aio.AioRpcError as error:
                 await self._not_deleted(device, error)
                 return
@@ -477,7 +479,7 @@ class LiveEndpoint:
     async def _not_deleted(self, device: Device, error: grpc.aio.AioRpcError) -> None:
         """Tells the device why nothing (or not all) was deleted, before its stream may end."""
         if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-            raise SignedOut from None  # deleted already, after this device signed in
+            raise SignedOut from None  # the person was deleted since this device signed in
         if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
             refusal = frames.error("bad_frame", phrase(phrases.NOTHING_DELETED, device.language))
         else:

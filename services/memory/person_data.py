@@ -145,6 +145,7 @@ class PersonData:
             rows = await memory.forget_everything()
         left = len(await self._vectors.scroll(person))
         await self._vectors.delete_person(person)
+        await self._vectors.purge()
         await self._store.end_erasure(person)
         await self._recaller.drop(person)
         return Erased(rows=rows, vectors=vectors + left)

@@ -67,6 +67,7 @@ class CardIndex:
         how many there were. Few are: called after `erase` of each of their cards."""
         rest = await self._store.scroll(person)
         await self._store.delete_person(person)
+        await self._store.purge()
         return len(rest)
 
     async def similarities(

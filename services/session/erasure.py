@@ -33,12 +33,12 @@ from session.tables import (
     devices,
     effects,
     erased_usage,
-    removals,
     messages,
     model_conversations,
     model_usage,
     person_keys,
     pins,
+    removals,
     updates,
 )
 from violet.channels import Peers

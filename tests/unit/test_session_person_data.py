@@ -28,7 +28,7 @@ from session.devices import Devices
 from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
 from session.feed import Feed
 from session.store import ConversationStore
-from session.tables import account_notices, erased_usage, removals, messages, metadata
+from session.tables import account_notices, erased_usage, messages, metadata, removals
 from session.turn_lock import turn_lock
 from tests.support.session_db import session_settings
 from violet import database
