@@ -14,12 +14,12 @@ from datetime import timedelta
 
 import grpc
 
-from memory.person_data import PersonDataService
 from memory.runtime import NAME, migrate, open_memory
 from memory.service import MemoryService
 from memory.settings import MemorySettings
 from violet.accounts_client import personal_model
 from violet.identity import resolve_secret
+from violet.person_data import PersonDataService
 from violet.server import Command, Hosted, run, start
 from violet.tasks import cancel_all
 from violet.unavailable import DependencyUnavailable

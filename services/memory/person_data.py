@@ -30,12 +30,8 @@ one stopped halfway (the person still named, captures still refused) finishes th
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
-
-import grpc
+from datetime import datetime
 
 from memory.capture import Capturer
 from memory.consolidation import Consolidator
@@ -43,8 +39,7 @@ from memory.recall import Recaller
 from memory.sources import Source
 from memory.store import FACT, TOLD, Item, MemoryStore
 from memory.told import sources_of
-from violet.identity import authenticate
-from violet.v1 import persons_pb2, persons_pb2_grpc
+from violet.person_data import Erased, Record, when
 from violet.vectors import VectorStore
 
 # Rows read (and vectors deleted) at a time.
@@ -68,25 +63,14 @@ CHECKLIST = {
     "memory_erasures": "internal: names the person only while their memory is being erased",
 }
 
-Record = dict[str, object]
+Fields = dict[str, object]
 
 
-@dataclass(frozen=True)
-class Erased:
-    rows: int
-    vectors: int
-
-
-def when(at: datetime) -> str:
-    """RFC 3339 in UTC, as the export's schema wants it."""
-    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def remembered(item: Item) -> Record:
+def remembered(item: Item) -> Fields:
     return {"text": item.text, "remembered_at": when(item.created_at)}
 
 
-def told(item: Item) -> Record:
+def told(item: Item) -> Fields:
     return {
         "text": item.text,
         "told_at": when(item.created_at),
@@ -94,9 +78,9 @@ def told(item: Item) -> Record:
     }
 
 
-def source_record(source: Source) -> Record:
+def source_record(source: Source) -> Fields:
     """A source as `violet.v1.Source` names it: a page or a document, and its title."""
-    where: Record = {"page": source.page} if source.page else {"document": source.document}
+    where: Fields = {"page": source.page} if source.page else {"document": source.document}
     return {**where, "title": source.title}
 
 
@@ -118,11 +102,11 @@ class PersonData:
         self._consolidator = consolidator
         self._recaller = recaller
 
-    async def export(self, person: str) -> AsyncIterator[tuple[str, Record]]:
+    async def export(self, person: str) -> AsyncIterator[Record]:
         """The person's records, section by section, each oldest first."""
-        for section, kind, record in SECTIONS:
+        for section, kind, fields in SECTIONS:
             async for item in self._listed(person, kind):
-                yield section, record(item)
+                yield Record(section, fields(item))
 
     async def _listed(self, person: str, kind: str) -> AsyncIterator[Item]:
         after: tuple[datetime, str] | None = None
@@ -161,31 +145,3 @@ class PersonData:
             erased += len(await self._vectors.retrieve(person, ids))
             await self._vectors.delete(person, ids)
             after = ids[-1]
-
-
-class PersonDataService(persons_pb2_grpc.PersonDataServicer):
-    """The person is always the one the bearer token names."""
-
-    def __init__(self, data: PersonData, secret: str) -> None:
-        self._data = data
-        self._secret = secret
-
-    async def Export(
-        self,
-        request: persons_pb2.ExportRequest,
-        context: grpc.aio.ServicerContext[persons_pb2.ExportRequest, persons_pb2.ExportRecord],
-    ) -> AsyncIterator[persons_pb2.ExportRecord]:
-        identity = await authenticate(context, self._secret)
-        async for section, record in self._data.export(identity.person):
-            yield persons_pb2.ExportRecord(
-                section=section, json=json.dumps(record, ensure_ascii=False)
-            )
-
-    async def Erase(
-        self,
-        request: persons_pb2.EraseRequest,
-        context: grpc.aio.ServicerContext[persons_pb2.EraseRequest, persons_pb2.EraseReply],
-    ) -> persons_pb2.EraseReply:
-        identity = await authenticate(context, self._secret)
-        erased = await self._data.erase(identity.person)
-        return persons_pb2.EraseReply(rows=erased.rows, vectors=erased.vectors, files=0)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import grpc
 
-from router.person_data import PersonDataService
 from router.runtime import NAME, migrate, open_router
 from router.service import RouterService
 from router.settings import RouterSettings
 from violet.accounts_client import personal_model
 from violet.identity import resolve_secret
+from violet.person_data import PersonDataService
 from violet.server import Command, Hosted, run
 from violet.v1 import persons_pb2, persons_pb2_grpc, router_pb2, router_pb2_grpc
 

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
-import grpc
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from router.index import CardIndex
 from router.store import CardStore
 from router.tables import lifetimes, metadata
 from violet.database import rows_changed
-from violet.identity import authenticate
-from violet.v1 import persons_pb2, persons_pb2_grpc
+from violet.person_data import Erased, Record
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +35,7 @@ CHECKLIST: dict[str, str] = {
 }
 
 # What Export streams: no record, as no table feeds a section (CHECKLIST).
-EXPORTED: tuple[persons_pb2.ExportRecord, ...] = ()
-
-
-@dataclass(frozen=True)
-class Erased:
-    rows: int
-    vectors: int
+EXPORTED: tuple[Record, ...] = ()
 
 
 class Erasure:
@@ -55,6 +46,12 @@ class Erasure:
     def __init__(self, cards: CardStore, index: CardIndex) -> None:
         self._cards = cards
         self._index = index
+
+    async def export(self, person: str) -> AsyncIterator[Record]:
+        """Nothing: the cards and decisions are Violet's own routing notes, and routing words
+        must never reach a person; what the person said is in the session's conversation."""
+        for record in EXPORTED:
+            yield record
 
     async def erase(self, person: str) -> Erased:
         """Idempotent: everything happens in one transaction, except the vectors, which go
@@ -69,7 +66,7 @@ class Erasure:
             vectors += await self._index.erase_rest(person)
             rows = ended + await _delete_rows(db, person)
         log.info("erased a person's routing state", extra={"rows": rows, "vectors": vectors})
-        return Erased(rows, vectors)
+        return Erased(rows=rows, vectors=vectors)
 
 
 async def _delete_rows(db: AsyncSession, person: str) -> int:
@@ -81,29 +78,3 @@ async def _delete_rows(db: AsyncSession, person: str) -> int:
             deleted = await db.execute(table.delete().where(table.c.person == person))
             removed += rows_changed(deleted)
     return removed
-
-
-class PersonDataService(persons_pb2_grpc.PersonDataServicer):
-    def __init__(self, erasure: Erasure, secret: str) -> None:
-        self._erasure = erasure
-        self._secret = secret
-
-    async def Export(
-        self,
-        request: persons_pb2.ExportRequest,
-        context: grpc.aio.ServicerContext[persons_pb2.ExportRequest, persons_pb2.ExportRecord],
-    ) -> AsyncIterator[persons_pb2.ExportRecord]:
-        await authenticate(context, self._secret)
-        # The cards and decisions are Violet's own routing notes, and routing words must never
-        # reach a person; what the person said is in the session's conversation.
-        for record in EXPORTED:
-            yield record
-
-    async def Erase(
-        self,
-        request: persons_pb2.EraseRequest,
-        context: grpc.aio.ServicerContext[persons_pb2.EraseRequest, persons_pb2.EraseReply],
-    ) -> persons_pb2.EraseReply:
-        identity = await authenticate(context, self._secret)
-        erased = await self._erasure.erase(identity.person)
-        return persons_pb2.EraseReply(rows=erased.rows, vectors=erased.vectors)

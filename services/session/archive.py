@@ -15,7 +15,7 @@ import re
 import tempfile
 import zipfile
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import IO, Any
 
 from sqlalchemy import select
@@ -26,6 +26,7 @@ from session.tables import budgets, conversations, devices, messages, model_usag
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
 from violet.identity import acting_for, service_identity
+from violet.person_data import when
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
 FORMAT = "violet-export"
@@ -51,11 +52,6 @@ Record = dict[str, Any]
 
 class BrokenExport(Exception):
     """A service's records broke the export's contract (a section out of place)."""
-
-
-def when(at: datetime) -> str:
-    """RFC 3339 in UTC, as the schema wants it."""
-    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class Archive:

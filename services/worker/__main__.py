@@ -15,6 +15,7 @@ from violet.accounts_client import personal_model
 from violet.channels import Peers
 from violet.identity import resolve_secret
 from violet.models import ModelClient
+from violet.person_data import PersonDataService
 from violet.server import Hosted, run
 from violet.tasks import cancel_all
 from violet.v1 import (
@@ -30,7 +31,7 @@ from worker.asking import OtherWork
 from worker.documents_service import DocumentsService
 from worker.folders import Folders
 from worker.mail import Mailer
-from worker.person_data import PersonDataService
+from worker.person_data import WorkData
 from worker.reporter import Reporter
 from worker.runner import WorkRunner
 from worker.sandbox import Limits, Sandbox, SandboxUnavailable, choose_sandbox
@@ -130,7 +131,7 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
     )
     service = WorkerService(store, runner, secret)
     documents = DocumentsService(folders, secret)
-    person_data = PersonDataService(store, runner, folders, secret)
+    person_data = PersonDataService(WorkData(store, runner, folders), secret)
     background = [
         asyncio.create_task(_prepare(sandbox)),
         asyncio.create_task(runner.sweep_forever(settings.work_sweep_s)),

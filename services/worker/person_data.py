@@ -13,18 +13,13 @@ session's row is held the same way; and last lifts the mark.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
-from typing import Any
 
-import grpc
-
-from violet.identity import acting_for, authenticate
+from violet.identity import acting_for
 from violet.models import JsonObject
+from violet.person_data import Erased, Record, when
 from violet.text import document_title
-from violet.v1 import persons_pb2, persons_pb2_grpc
 from worker.agent import told_failure
 from worker.folders import HEAD_CHARS, Folders, Kept
 from worker.runner import WorkRunner
@@ -33,8 +28,6 @@ from worker.store.approvals import Asked as AskedApproval
 from worker.store.requests import Asked
 
 log = logging.getLogger(__name__)
-
-Context = grpc.aio.ServicerContext[Any, Any]
 
 # Rows read at a time, so a long history never sits in memory.
 PAGE = 500
@@ -54,11 +47,6 @@ TABLES = {
 # A request's status as the person knows it: "pending" waits for its turn, "waiting" for the
 # person's yes; a "done" one failed when the person was told it could not be done.
 _STATES = {"pending": "waiting", "running": "working", "waiting": "waiting"}
-
-
-def when(at: datetime) -> str:
-    """RFC 3339 in UTC, as the archive's schema wants it."""
-    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _state(asked: Asked) -> str:
@@ -98,23 +86,15 @@ def document_record(kept: Kept, content: bytes) -> JsonObject:
     }
 
 
-def _record(section: str, record: JsonObject, content: bytes = b"") -> persons_pb2.ExportRecord:
-    return persons_pb2.ExportRecord(
-        section=section, json=json.dumps(record, ensure_ascii=False), content=content
-    )
+class WorkData:
+    """The person's documents, work and approvals (`violet.person_data.HeldData`)."""
 
-
-class PersonDataService(persons_pb2_grpc.PersonDataServicer):
-    def __init__(self, store: WorkStore, runner: WorkRunner, folders: Folders, secret: str) -> None:
+    def __init__(self, store: WorkStore, runner: WorkRunner, folders: Folders) -> None:
         self._store = store
         self._runner = runner
         self._folders = folders
-        self._secret = secret
 
-    async def Export(
-        self, request: persons_pb2.ExportRequest, context: Context
-    ) -> AsyncIterator[persons_pb2.ExportRecord]:
-        person = (await authenticate(context, self._secret)).person
+    async def export(self, person: str) -> AsyncIterator[Record]:
         with acting_for(person):
             async for document in self._documents(person):
                 yield document
@@ -123,33 +103,30 @@ class PersonDataService(persons_pb2_grpc.PersonDataServicer):
             async for approval in self._approvals(person):
                 yield approval
 
-    async def _documents(self, person: str) -> AsyncIterator[persons_pb2.ExportRecord]:
+    async def _documents(self, person: str) -> AsyncIterator[Record]:
         documents = self._folders.documents(person, create=False)
         for kept in await asyncio.to_thread(documents.kept):
             try:
                 content = await asyncio.to_thread(kept.path.read_bytes)
             except FileNotFoundError:
                 continue  # deleted, restored or purged since it was listed
-            yield _record("documents", document_record(kept, content), content)
+            yield Record("documents", document_record(kept, content), content)
 
-    async def _work(self, person: str) -> AsyncIterator[persons_pb2.ExportRecord]:
+    async def _work(self, person: str) -> AsyncIterator[Record]:
         after = 0
         while page := await self._store.requests.page_of(person, after, PAGE):
             for asked in page:
-                yield _record("work", work_record(asked))
+                yield Record("work", work_record(asked))
             after = page[-1].id
 
-    async def _approvals(self, person: str) -> AsyncIterator[persons_pb2.ExportRecord]:
+    async def _approvals(self, person: str) -> AsyncIterator[Record]:
         after: AskedApproval | None = None
         while page := await self._store.approvals.page_of(person, after, PAGE):
             for asked in page:
-                yield _record("approvals", approval_record(asked))
+                yield Record("approvals", approval_record(asked))
             after = page[-1]
 
-    async def Erase(
-        self, request: persons_pb2.EraseRequest, context: Context
-    ) -> persons_pb2.EraseReply:
-        person = (await authenticate(context, self._secret)).person
+    async def erase(self, person: str) -> Erased:
         with acting_for(person):
             await self._store.erasures.begin(person)
             async with self._runner.stopped_for(person):
@@ -157,4 +134,4 @@ class PersonDataService(persons_pb2_grpc.PersonDataServicer):
                 files = await asyncio.to_thread(self._folders.remove, person)
             await self._store.erasures.end(person)
         log.info("a person's work and documents erased", extra={"rows": rows, "files": files})
-        return persons_pb2.EraseReply(rows=rows, vectors=0, files=files)
+        return Erased(rows=rows, files=files)

@@ -26,7 +26,6 @@ from memory.__main__ import resources
 from memory.capture import Capturer
 from memory.deeds import Deed
 from memory.indexing import reindex
-from memory.person_data import Erased
 from memory.queries import RecentQueries
 from memory.runtime import Memory, migrate, open_memory
 from memory.settings import MemorySettings
@@ -39,6 +38,7 @@ from tests.support.waiting import eventually
 from violet import database
 from violet.embedder import get_embedder
 from violet.identity import issue_internal_token, issue_token
+from violet.person_data import Erased
 from violet.tasks import cancel_all
 from violet.v1 import persons_pb2, persons_pb2_grpc
 from violet.vectors import QdrantVectorStore, VectorStore
@@ -126,7 +126,7 @@ class GatedOrigin(ScriptedOrigin):
 
 
 async def exported(parts: Memory, person: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(section, record) async for section, record in parts.person_data.export(person)]
+    return [(record.section, record.fields) async for record in parts.person_data.export(person)]
 
 
 def valid(section: str, record: dict[str, Any]) -> bool:

@@ -26,7 +26,6 @@ from sqlalchemy import Engine, create_engine, func, select
 from router.cards import Card
 from router.features import SENTENCE_MODELS
 from router.index import CardIndex
-from router.person_data import PersonDataService
 from router.routing import Router
 from router.runtime import migrate
 from router.scoring import Scorer, Weights
@@ -38,6 +37,7 @@ from tests.support.postgres import fresh_schema
 from violet import database
 from violet.identity import acting_for, issue_internal_token, issue_token
 from violet.models import OfflineModelClient
+from violet.person_data import PersonDataService
 from violet.v1 import persons_pb2, persons_pb2_grpc, router_pb2, router_pb2_grpc
 from violet.vectors import EdgeVectorStore, QdrantVectorStore, VectorStore
 

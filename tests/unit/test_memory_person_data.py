@@ -9,10 +9,11 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from memory.person_data import CHECKLIST, remembered, told, when
+from memory.person_data import CHECKLIST, remembered, told
 from memory.sources import Source
 from memory.store import FACT, TOLD, Item
 from memory.tables import metadata
+from violet.person_data import when
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "export.schema.json").read_text())
 AT = datetime(2026, 12, 3, 10, 0, 0, 250_000, tzinfo=UTC)
