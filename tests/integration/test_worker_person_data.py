@@ -134,7 +134,10 @@ def insert_erasure_mark(worker: WorkerUnderTest, person: str) -> None:
     try:
         with engine.begin() as db:
             db.execute(
-                text("INSERT INTO work_erasures (person, started_at) VALUES (:p, CURRENT_TIMESTAMP)"),
+                text(
+                    "INSERT INTO work_erasures (person, started_at) "
+                    "VALUES (:p, CURRENT_TIMESTAMP)"
+                ),
                 {"p": person},
             )
     finally:
