@@ -30,6 +30,8 @@ OWNERS = ("person", "session_id", "topic")
 # Topic and approval ids, tool call ids and tool names: never in an export.
 INTERNAL = re.compile(r"\bt_[0-9a-f]{16}\b|\bap_[0-9a-f]{16}\b|toolu_|run_python|write_document")
 
+MARK_ERASURE = "INSERT INTO work_erasures (person, started_at) VALUES (:p, CURRENT_TIMESTAMP)"
+
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 async def worker(
@@ -134,10 +136,7 @@ def insert_erasure_mark(worker: WorkerUnderTest, person: str) -> None:
     try:
         with engine.begin() as db:
             db.execute(
-                text(
-                    "INSERT INTO work_erasures (person, started_at) "
-                    "VALUES (:p, CURRENT_TIMESTAMP)"
-                ),
+                text(MARK_ERASURE),
                 {"p": person},
             )
     finally:
