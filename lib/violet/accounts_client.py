@@ -68,7 +68,7 @@ class RemoteAccounts:
                 key = self._keyring.open(sealed, person)
             except KeyringError as error:
                 raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
-        return Credential(Payer(reply.payer), Hold(reply.hold), key)
+        return Credential(Payer(reply.payer), Hold(reply.hold), key, reply.pseudonym)
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
         try:

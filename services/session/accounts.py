@@ -8,7 +8,10 @@ call is made. Days and months are UTC.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql.dml import Insert
 
 from session.account_phrases import notice_phrase
-from session.tables import account_notices, budgets, model_usage, person_keys
+from session.tables import account_notices, budgets, model_usage, person_keys, pseudonym_keys
 from violet.clock import Clock, utc_now
 from violet.database import across_people, conflict_insert, is_postgres_session, rows_changed
 from violet.identity import acting_for
@@ -108,12 +111,36 @@ class Accounts:
         that does not open fails the call as an unavailable model does: it is answered with
         an apology and logged, not retried for ever."""
         payer, hold, sealed = await self.sealed_credential(person)
+        pseudonym = await self.pseudonym(person)
         if sealed is None:
-            return Credential(payer, hold)
+            return Credential(payer, hold, pseudonym=pseudonym)
         try:
-            return Credential(payer, hold, self._keyring.open(sealed, person))
+            return Credential(payer, hold, self._keyring.open(sealed, person), pseudonym)
         except KeyringError as error:
             raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
+
+    async def pseudonym(self, person: str) -> str:
+        """What names the person in traces and to the API: a digest of the name under a key of
+        their own, made on first need. Deleted with the person, the key takes with it any way
+        to tell whom the digest named."""
+        secret = await self._pseudonym_key(person)
+        if secret is None:
+            async with self._database() as tx, tx.begin():
+                await tx.execute(
+                    conflict_insert(pseudonym_keys, postgres=is_postgres_session(tx))
+                    .values(person=person, secret=secrets.token_bytes(32), created_at=self._clock())
+                    .on_conflict_do_nothing(index_elements=[pseudonym_keys.c.person])
+                )
+            secret = await self._pseudonym_key(person)
+        if secret is None:
+            raise ModelUnavailable("the person's pseudonym key could not be kept")
+        return hmac.new(secret, person.encode(), hashlib.sha256).hexdigest()[:32]
+
+    async def _pseudonym_key(self, person: str) -> bytes | None:
+        async with self._database() as db:
+            return await db.scalar(
+                select(pseudonym_keys.c.secret).where(pseudonym_keys.c.person == person)
+            )
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
         await self.report_refused(person, key.ending, reason)

@@ -65,7 +65,11 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
     ) -> accounts_pb2.CredentialReply:
         identity = await authenticate(context, self._secret)
         payer, hold, sealed = await self._accounts.sealed_credential(identity.person)
-        reply = accounts_pb2.CredentialReply(payer=payer.value, hold=hold.value)
+        reply = accounts_pb2.CredentialReply(
+            payer=payer.value,
+            hold=hold.value,
+            pseudonym=await self._accounts.pseudonym(identity.person),
+        )
         if sealed is not None:
             reply.key.CopyFrom(
                 accounts_pb2.SealedKey(

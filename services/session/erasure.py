@@ -38,6 +38,7 @@ from session.tables import (
     model_usage,
     person_keys,
     pins,
+    pseudonym_keys,
     removals,
     updates,
 )
@@ -81,6 +82,8 @@ PERSON_TABLES = {
     "budgets": "exported as `account.budget`; erased",
     "account_notices": "internal: notices told once; erased",
     "devices": "exported as `devices`; erased",
+    "pseudonym_keys": "internal: the key of the person's pseudonym in traces and to the API; "
+    "erased, so that the pseudonym names nobody",
     "removals": "the operator's record of removals: a keyed digest of the name, once finished",
     "erased_usage": "removed people's usage sums, with no person",
 }
@@ -290,7 +293,7 @@ async def _erase_own(tx: AsyncSession, person: str, conversation_id: str | None)
         for child in (effects, updates, messages, pins, model_conversations):
             await tx.execute(delete(child).where(child.c.conversation_id == conversation_id))
         await tx.execute(delete(conversations).where(conversations.c.id == conversation_id))
-    for table in (person_keys, model_usage, budgets, account_notices, devices):
+    for table in (person_keys, model_usage, budgets, account_notices, devices, pseudonym_keys):
         await tx.execute(delete(table).where(table.c.person == person))
 
 

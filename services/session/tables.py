@@ -188,6 +188,16 @@ account_notices = Table(
     Column("told_at", UtcDateTime(), nullable=True),
 )
 
+# Each person's own key for their pseudonym (`Accounts.pseudonym`): the digest that names them
+# in traces and to the API. Deleted with the person, after which the digest names nobody.
+pseudonym_keys = Table(
+    "pseudonym_keys",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("secret", LargeBinary, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+)
+
 # The devices a person signed in with, recorded at each device's `hello`.
 devices = Table(
     "devices",

@@ -1,8 +1,8 @@
 """A person's data is theirs, end to end: one person talks to Violet until something of theirs is
 in every service and store (transcript, memory and its vectors, told records, routing cards,
 work, an approval, a document), the operator takes their archive and then deletes them, and
-afterwards no row, vector file, work folder or log line holds their name or their words, while
-a second person's data is untouched. Again with the session killed (SIGKILL) in the middle of
+afterwards no row, vector file, work folder, log line or span holds their name or their words,
+while a second person's data is untouched. Again with the session killed (SIGKILL) in the middle of
 the deletion: started again, it finishes it."""
 
 from __future__ import annotations
@@ -105,6 +105,10 @@ def files_holding(home: Path, words: tuple[str, ...]) -> list[str]:
     return holding
 
 
+def written(path: str) -> bool:
+    return Path(path).stat().st_size > 0
+
+
 def check_archive(path: Path, person: Person, other: Person) -> None:
     archive = zipfile.ZipFile(io.BytesIO(path.read_bytes()))
     data = json.loads(archive.read("data.json"))
@@ -159,7 +163,9 @@ async def check_afterwards(stack: Stack, person: Person, other: Person, old: str
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
 async def test_a_person_is_exported_then_deleted_everywhere(tmp_path: Path, database: str) -> None:
     web = LocalWeb().start()
-    env = {**FAST_SAYS, "VIOLET_FETCH_BLOCK_PRIVATE": "false"}
+    # Spans go to a file in the stack's home, which is searched with the rest.
+    traces = str(tmp_path / "home" / "logs" / "spans.jsonl")
+    env = {**FAST_SAYS, "VIOLET_FETCH_BLOCK_PRIVATE": "false", "VIOLET_TRACE_FILE": traces}
     ann, bob = Person("ann"), Person("bob")
     try:
         with running_stack(tmp_path / "home", database, env=env) as stack:
@@ -176,6 +182,7 @@ async def test_a_person_is_exported_then_deleted_everywhere(tmp_path: Path, data
             assert deleted.returncode == 0, deleted.stderr
             assert "deleted everywhere" in deleted.stdout
             await check_gone(stack, ann, bob)
+            assert written(traces)  # the spans were searched too
             await check_afterwards(stack, ann, bob, old_token)
     finally:
         web.stop()

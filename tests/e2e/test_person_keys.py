@@ -31,7 +31,6 @@ from tests.support.postgres import fresh_schema
 from tests.support.stack import Stack
 from tests.support.waiting import eventually
 from tests.support.web import LocalWeb
-from violet.models.accounting import opaque_user_id
 from violet.models.tools import WORK_TOOLS
 from violet.v1 import accounts_pb2, accounts_pb2_grpc
 
@@ -73,7 +72,7 @@ class World:
         )
 
     def requests_of(self, person: str) -> list[dict[str, Any]]:
-        who = opaque_user_id(person)
+        who = self.stack.pseudonym(person)
         return [
             r
             for r in self.api.requests()
@@ -377,8 +376,8 @@ async def test_without_an_operator_key_only_people_with_their_own_use_the_models
             for request in api.requests():
                 who = (request["body"].get("metadata") or {}).get("user_id")
                 by_person[who].add(key_of(request))
-            assert by_person[opaque_user_id("fay")] == {own}
-            assert opaque_user_id("gus") not in by_person  # the built-in model answered him
+            assert by_person[stack.pseudonym("fay")] == {own}
+            assert stack.pseudonym("gus") not in by_person  # the built-in model answered him
             for device in (fay, gus):
                 assert_frames_leak_nothing(device.seen)
                 await device.close()

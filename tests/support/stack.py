@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import os
 import secrets
 import signal
@@ -179,6 +181,16 @@ class Stack:
                 return list(db.execute(text(query), params))
         finally:
             engine.dispose()
+
+    def pseudonym(self, person: str) -> str:
+        """What names the person to the API and in traces (the session's `Accounts.pseudonym`),
+        or "" before they have one."""
+        found = self.rows(
+            "session", "SELECT secret FROM pseudonym_keys WHERE person = :p", p=person
+        )
+        if not found:
+            return ""
+        return hmac.new(bytes(found[0][0]), person.encode(), hashlib.sha256).hexdigest()[:32]
 
     def unfinished(self) -> list[str]:
         """The checks in `UNFINISHED` that still find rows: empty once the stack is settled."""

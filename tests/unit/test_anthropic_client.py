@@ -3,6 +3,7 @@ keeps the documented rules of the 5.5 models (a request it refuses fails the tes
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 import warnings
@@ -46,7 +47,8 @@ from violet.models import (
     pick,
 )
 from violet.models import tools as t
-from violet.models.anthropic_client import CONTINUE, DEFAULT_BASE_URL, opaque_user_id
+from violet.models.accounting import calling_as
+from violet.models.anthropic_client import CONTINUE, DEFAULT_BASE_URL
 from violet.models.policy import POLICIES
 from violet.models.structured import PICK, SUMMARY_MAX_CHARS
 
@@ -121,8 +123,16 @@ async def test_a_main_reply_is_streamed_with_adaptive_thinking_at_medium_effort(
     assert body["tool_choice"] == {"type": "auto"}
     assert [tool["name"] for tool in body["tools"]] == [tool.name for tool in t.MAIN_TOOLS]
     assert not {"temperature", "top_p", "top_k"} & set(body)
-    assert body["metadata"] == {"user_id": opaque_user_id(PERSON)}
-    assert PERSON not in str(body["metadata"])
+    assert "metadata" not in body  # a call for nobody's account names no one
+
+
+async def test_a_call_names_its_person_by_their_pseudonym_alone(client, messages_api):
+    messages_api.push(text("hello"))
+    with calling_as("5f0c2d9e8b7a6c4d3e2f1a0b9c8d7e6f"):
+        await main_reply(client, "hi")
+    [sent] = messages_api.requests
+    assert sent.body["metadata"] == {"user_id": "5f0c2d9e8b7a6c4d3e2f1a0b9c8d7e6f"}
+    assert PERSON not in json.dumps(sent.body["metadata"])
 
 
 async def test_the_reply_keeps_its_thinking_block_as_it_came(client, messages_api):

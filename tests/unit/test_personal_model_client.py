@@ -15,6 +15,7 @@ import pytest
 from violet import fallbacks
 from violet.keyring import ApiKey
 from violet.models import Reply, Usage, UsageLedger
+from violet.models.accounting import current_pseudonym
 from violet.models.base import ModelClient, System, Tier, Tool, ToolChoice, reply_from_blocks
 from violet.models.credentials import CallsHeld, Credential, CredentialCache, Hold, Payer
 from violet.models.errors import KeyRefused
@@ -35,6 +36,8 @@ class FakeClient:
     ledger: UsageLedger = field(default_factory=UsageLedger)
     refuses_key: bool = False
     calls: list[str] = field(default_factory=list)
+    # What each reply's person was called by, outside Violet.
+    pseudonyms: list[str] = field(default_factory=list)
     closed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def reply(
@@ -48,6 +51,7 @@ class FakeClient:
         tool_choice: ToolChoice = "auto",
     ) -> Reply:
         self.calls.append(f"reply:{person}")
+        self.pseudonyms.append(current_pseudonym())
         if self.refuses_key:
             raise KeyRefused("the account refused the key (401)", status_code=401)
         text = f"{self.name} {ANSWERED}"
@@ -473,3 +477,19 @@ def test_usage_is_sent_on_with_its_payer_but_the_built_in_models_is_not() -> Non
         )
     assert sent == [("ann", "reply.main", Payer.OWN), ("ann", "reply.main", Payer.OPERATOR)]
     assert parent.totals("ann").calls == 3  # the process's own totals count every call
+
+
+async def test_each_call_names_its_person_by_the_pseudonym_of_their_credential() -> None:
+    accounts = FakeAccounts(
+        {
+            "ann": Credential(Payer.OPERATOR, pseudonym="p-ann"),
+            "bob": Credential(Payer.OWN, key=BOB_KEY, pseudonym="p-bob"),
+        }
+    )
+    clients = Clients()
+    client = personal(accounts, clients)
+    await reply_of(client, "ann")
+    await reply_of(client, "bob")
+    assert clients.operator.pseudonyms == ["p-ann"]
+    assert clients.made_for(BOB_KEY)[0].pseudonyms == ["p-bob"]
+    assert current_pseudonym() == ""  # the name ends with the call

@@ -192,17 +192,22 @@ async def fill(place: Place, person: str) -> None:
             await tx.execute(
                 insert(account_notices).values(person=person, notice="near:day", created_at=NOW)
             )
-        accounts = Accounts(
-            place.db,
-            resolve_keyring("", place.home),
-            AccountRules(operator_key=True, operator_shared=True),
-            _accept,
-            place.clock,
-        )
+        accounts = accounts_of(place)
+        await accounts.pseudonym(person)
         await accounts.set_key(person, ApiKey(f"sk-ant-api03-{person}-Zq9xW8vU7tS6rR5qP4oN3-ABCD"))
         await accounts.record_usage(person, [_usage(0.25)])
         await accounts.set_budget(person, 1.0, 10.0)
         await Devices(place.db, place.clock).seen(person, f"{person}-phone", NOW, "Phone 1.0")
+
+
+def accounts_of(place: Place) -> Accounts:
+    return Accounts(
+        place.db,
+        resolve_keyring("", place.home),
+        AccountRules(operator_key=True, operator_shared=True),
+        _accept,
+        place.clock,
+    )
 
 
 async def _accept(key: ApiKey, person: str) -> None:
@@ -374,6 +379,19 @@ async def test_old_sign_ins_are_refused_and_a_new_one_starts_afresh(place: Place
         assert await place.store.conversations.last_seq(fresh) == 0
     await standing.check(ANN)
     await standing.check(BOB)
+
+
+async def test_a_pseudonym_names_nobody_once_its_person_is_removed(place: Place) -> None:
+    accounts = accounts_of(place)
+    with acting_for(ANN):
+        first = await accounts.pseudonym(ANN)
+        assert first == await accounts.pseudonym(ANN) == (await accounts.credential(ANN)).pseudonym
+    assert ANN not in first and len(first) == 32
+    with acting_for(BOB):
+        assert await accounts.pseudonym(BOB) != first
+    await place.erasure().remove(ANN, "operator")
+    with acting_for(ANN):
+        assert await accounts.pseudonym(ANN) != first
 
 
 async def test_tombstones_go_once_no_token_that_old_is_valid(place: Place) -> None:

@@ -6,12 +6,12 @@ Message text goes on spans only when `VIOLET_TRACE_CONTENT=1`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
 from opentelemetry import trace
@@ -31,9 +31,23 @@ SYSTEM = "anthropic"
 _tracer = trace.get_tracer(__name__)
 
 
-def opaque_user_id(person: str) -> str:
-    """What the API and the spans see of the person: a stable hash, never the id itself."""
-    return hashlib.sha256(person.encode()).hexdigest()[:32]
+# The pseudonym of the person the running call is for (`Credential.pseudonym`): all the API
+# and the spans see of them. Empty for a call made for nobody's account (a key's check).
+_pseudonym: ContextVar[str] = ContextVar("violet_pseudonym", default="")
+
+
+@contextmanager
+def calling_as(pseudonym: str) -> Iterator[None]:
+    """Calls made in the block name their person by `pseudonym`."""
+    token = _pseudonym.set(pseudonym)
+    try:
+        yield
+    finally:
+        _pseudonym.reset(token)
+
+
+def current_pseudonym() -> str:
+    return _pseudonym.get()
 
 
 @dataclass
@@ -165,9 +179,11 @@ def model_call(
         "gen_ai.operation.name": "chat",
         "gen_ai.request.model": model,
         "violet.model.call": call,
-        # An opaque digest: spans name no person unless content tracing is on.
-        "violet.person": person if trace_content() else opaque_user_id(person),
     }
+    # A pseudonym: spans name no person unless content tracing is on.
+    named = person if trace_content() else current_pseudonym()
+    if named:
+        attributes["violet.person"] = named
     if max_tokens is not None:
         attributes["gen_ai.request.max_tokens"] = max_tokens
     if server is not None:

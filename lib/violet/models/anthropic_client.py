@@ -22,8 +22,8 @@ from violet.models.accounting import (
     LEDGER,
     CallRecord,
     UsageLedger,
+    current_pseudonym,
     model_call,
-    opaque_user_id,
 )
 from violet.models.base import Reply, System, Tier, Tool, ToolChoice, Usage, reply_from_blocks
 from violet.models.errors import (
@@ -121,7 +121,7 @@ class AnthropicModelClient:
         tool_choice: ToolChoice = "auto",
     ) -> Reply:
         policy = self.policies[tier]
-        params = self._params(self.main_model, policy, messages, person)
+        params = self._params(self.main_model, policy, messages)
         if system:
             params["system"] = system
         if tools:
@@ -148,7 +148,7 @@ class AnthropicModelClient:
     ) -> JsonObject:
         policy = self.policies["structured"]
         messages: list[ModelMessage] = [{"role": "user", "content": prompt}]
-        params = self._params(self.fast_model, policy, messages, person)
+        params = self._params(self.fast_model, policy, messages)
         params["system"] = description
         params["output_config"]["format"] = {
             "type": "json_schema",
@@ -171,16 +171,20 @@ class AnthropicModelClient:
     # --- one call ------------------------------------------------------------------------
 
     def _params(
-        self, model: str, policy: CallPolicy, messages: list[ModelMessage], person: str
+        self, model: str, policy: CallPolicy, messages: list[ModelMessage]
     ) -> dict[str, Any]:
-        return {
+        params: dict[str, Any] = {
             "model": model,
             "max_tokens": policy.max_tokens,
             "messages": messages,
             "thinking": dict(ADAPTIVE),
             "output_config": {"effort": policy.effort},
-            "metadata": {"user_id": opaque_user_id(person)},
         }
+        # The person's pseudonym, never their name: what Anthropic may use to tell one user's
+        # traffic from another's. A call for nobody's account (a key's check) names no one.
+        if pseudonym := current_pseudonym():
+            params["metadata"] = {"user_id": pseudonym}
+        return params
 
     def _call(
         self,

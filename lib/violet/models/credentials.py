@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from violet.keyring import ApiKey
@@ -41,6 +41,9 @@ class Credential:
     payer: Payer
     hold: Hold = Hold.NONE
     key: ApiKey | None = None  # the person's own key, opened; only with `Payer.OWN`
+    # What names the person outside Violet and in traces (the session's `Accounts.pseudonym`);
+    # not part of who pays.
+    pseudonym: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if (self.payer is Payer.OWN) != (self.key is not None):

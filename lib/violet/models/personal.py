@@ -21,7 +21,7 @@ from typing import Protocol, TypeVar
 
 from violet.fallbacks import fallback
 from violet.keyring import ApiKey
-from violet.models.accounting import LEDGER, UsageLedger, UsageTotals
+from violet.models.accounting import LEDGER, UsageLedger, UsageTotals, calling_as
 from violet.models.base import ModelClient, Reply, System, Tier, Tool, ToolChoice, Usage
 from violet.models.credentials import CallsHeld, Credential, CredentialCache, Hold, Payer
 from violet.models.errors import KeyRefused
@@ -150,12 +150,15 @@ class PersonalModelClient:
     ) -> T:
         credential = await self._current(person)
         try:
-            return await self._using(self._client(credential, costly), call)
+            with calling_as(credential.pseudonym):
+                return await self._using(self._client(credential, costly), call)
         except KeyRefused as refused:
             if credential.key is None:
                 raise  # the operator's key: an operator's problem, told as any failure
             await self._refused(person, credential.key, str(refused))
-        return await self._using(self._client(await self._current(person), costly), call)
+        credential = await self._current(person)
+        with calling_as(credential.pseudonym):
+            return await self._using(self._client(credential, costly), call)
 
     async def _using(self, client: ModelClient, call: Callable[[ModelClient], Awaitable[T]]) -> T:
         self._busy[id(client)] += 1

@@ -1,4 +1,5 @@
-"""devices recorded at hello, people's removals, and removed people's usage as sums alone
+"""devices recorded at hello, people's removals, removed people's usage as sums alone, and
+each person's pseudonym key
 
 Revision ID: 0009
 Revises: 0008
@@ -36,6 +37,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("person", "device"),
     )
     op.create_table(
+        "pseudonym_keys",
+        sa.Column("person", sa.String(length=200), primary_key=True),
+        sa.Column("secret", sa.LargeBinary(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
         "removals",
         sa.Column("digest", sa.String(length=64), primary_key=True),
         sa.Column("person", sa.String(length=200), nullable=True),
@@ -55,8 +62,9 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name != "postgresql":
         return
-    rls.grant(ROLE, ("devices", "removals", "erased_usage"))
+    rls.grant(ROLE, ("devices", "pseudonym_keys", "removals", "erased_usage"))
     rls.protect("devices", rls.of_the_person())
+    rls.protect("pseudonym_keys", rls.of_the_person())
     # The operator's records, read across people, holding no one's name once a removal ends
     # (a keyed digest) or none at all (the sums): every row is every transaction's.
     rls.protect("removals", "true")
@@ -64,5 +72,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("erased_usage", "removals", "devices"):
+    for table in ("erased_usage", "removals", "pseudonym_keys", "devices"):
         op.drop_table(table)
