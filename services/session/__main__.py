@@ -94,7 +94,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     standing = Standing(db, secret)
     service = SessionService(store, runner, feed, activity, memory, secret, standing, Devices(db))
     archive = Archive(db, peers, secret)
-    erasure = Erasure(db, peers, feed, lock, secret)
+    erasure = Erasure(db, peers, feed, lock, secret, replica, settings.lock_lease_s)
 
     async def language_of(person: str) -> str:
         conversation = await store.conversations.conversation_of(person)

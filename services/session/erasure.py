@@ -47,7 +47,7 @@ from violet.clock import Clock, utc_now
 from violet.database import rows_changed
 from violet.faults import fault_point
 from violet.identity import DEVICE_TOKEN_TTL_S, acting_for, service_identity
-from violet.leases import Lease
+from violet.leases import Lease, LeaseColumns
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 # The worker first, so no work of theirs goes on sending cards or results; memory last.
 SERVICES = ("worker", "router", "memory")
 LOCK_RETRY_S = 0.2
+CARRYING = LeaseColumns(removals.c.digest, removals.c.holder, removals.c.until)
 _DIGEST_LABEL = b"violet removed people"
 USAGE_SUMS = (
     "calls",
@@ -168,43 +169,43 @@ class Erasure:
         db: async_sessionmaker[AsyncSession],
         peers: Peers,
         feed: Feed,
-        lock: Lease,
+        turn_lock: Lease,
         secret: str,
+        replica: str,
+        lease_s: float,
         clock: Clock = utc_now,
     ) -> None:
         self._db = db
         self._peers = peers
         self._feed = feed
-        self._lock = lock
+        self._turn_lock = turn_lock
         self._secret = secret
         self._clock = clock
+        # One replica at a time carries a removal out; one that stops is taken over.
+        self._carrying = Lease(db, CARRYING, replica, lease_s, clock)
 
     async def remove(self, person: str, requested_by: str) -> Erased:
         """Removes the person everywhere; returns once nothing of theirs is left."""
         held = await self._holds(person)
         await self._begin(person, requested_by)
-        await self._finish(person)
-        async with self._db() as db:
-            at = await db.scalar(
-                select(removals.c.finished_at).where(
-                    removals.c.digest == person_digest(self._secret, person)
-                )
-            )
-        return Erased(at=at or self._clock(), held=held)
+        if not await self._carry_out(person):
+            await self._finished_elsewhere(person)
+        return Erased(at=await self._finished_at(person) or self._clock(), held=held)
 
     async def resume(self) -> int:
-        """Finishes every removal left halfway (a replica stopped during it); how many."""
+        """Finishes every removal left halfway that no replica carries out now (one stopped
+        during it); how many this replica finished."""
         async with self._db() as db:
             left = (
                 await db.scalars(
                     select(removals.c.person).where(
-                        removals.c.finished_at.is_(None), removals.c.person.is_not(None)
+                        removals.c.finished_at.is_(None),
+                        removals.c.person.is_not(None),
+                        CARRYING.free(self._clock()),
                     )
                 )
             ).all()
-        for person in left:
-            await self._finish(person)
-        return len(left)
+        return sum([await self._carry_out(person) for person in left])
 
     async def purge(self) -> None:
         """Forgets removals older than any token still valid: nothing is left to refuse."""
@@ -241,22 +242,51 @@ class Erasure:
                     insert(removals).values(digest=digest, requested_by=requested_by, **values)
                 )
 
+    async def _carry_out(self, person: str) -> bool:
+        """Carries the removal out unless another replica does; whether this one did."""
+        async with self._carrying.holding(person_digest(self._secret, person)) as carrying:
+            if carrying and await self._finished_at(person) is None:
+                await self._finish(person)
+        return carrying
+
+    async def _finished_elsewhere(self, person: str) -> None:
+        """Waits for the replica carrying the removal out (or, should it stop, the one that
+        takes it over)."""
+        while True:
+            if await self._finished_at(person) is not None:
+                return
+            await asyncio.sleep(LOCK_RETRY_S)
+
+    async def _finished_at(self, person: str) -> datetime | None:
+        async with self._db() as db:
+            return await db.scalar(
+                select(removals.c.finished_at).where(
+                    removals.c.digest == person_digest(self._secret, person)
+                )
+            )
+
     async def _finish(self, person: str) -> None:
         with acting_for(person):
             conversation_id = await self._conversation_id(person)
+            if conversation_id is not None:
+                # Every device following the conversation reads its standing again, and leaves.
+                self._feed.publish(conversation_id)
+            conversation_id = await self._take_turn_lock(person)
             if conversation_id is None:
                 await self._erase_everywhere(person, None)
                 return
-            # Every device following the conversation reads its standing again, and leaves.
-            self._feed.publish(conversation_id)
-            # The turn under way, if any, ends first (or its lease runs out).
-            taken = await self._lock.try_acquire(conversation_id)
-            while not taken:
-                await asyncio.sleep(LOCK_RETRY_S)
-                taken = await self._lock.try_acquire(conversation_id)
-            async with self._lock.held(conversation_id):
+            async with self._turn_lock.held(conversation_id):
                 await self._erase_everywhere(person, conversation_id)
             self._feed.publish(conversation_id)
+
+    async def _take_turn_lock(self, person: str) -> str | None:
+        """Takes the person's turn lock once the turn under way ends (or its lease runs out);
+        the conversation's id, or None when there is none (any more)."""
+        while True:
+            conversation_id = await self._conversation_id(person)
+            if conversation_id is None or await self._turn_lock.try_acquire(conversation_id):
+                return conversation_id
+            await asyncio.sleep(LOCK_RETRY_S)
 
     async def _erase_everywhere(self, person: str, conversation_id: str | None) -> None:
         identity = service_identity(person, self._secret)

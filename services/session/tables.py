@@ -224,6 +224,10 @@ removals = Table(
     Column("finished_at", UtcDateTime(), nullable=True),
     # "person" or "operator".
     Column("requested_by", String(16), nullable=False),
+    # The replica carrying the removal out: a lease, so one replica at a time does, and one that
+    # stopped halfway is taken over once its lease runs out.
+    Column("holder", String(80), nullable=True),
+    Column("until", UtcDateTime(), nullable=True),
 )
 
 # What removed people's calls cost, summed with no person: the operator's totals stay right.

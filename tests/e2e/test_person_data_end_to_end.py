@@ -196,6 +196,8 @@ async def test_a_deletion_killed_halfway_is_finished_after_a_restart(tmp_path: P
         "VIOLET_FETCH_BLOCK_PRIVATE": "false",
         "VIOLET_FAULT_FILE": str(faults),
         "VIOLET_SWEEP_S": "0.5",
+        # The removal's lease, left by the killed replica, runs out soon after the restart.
+        "VIOLET_LOCK_LEASE_S": "3",
     }
     ann, bob = Person("ann"), Person("bob")
     try:

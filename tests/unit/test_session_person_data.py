@@ -7,6 +7,7 @@ here; the whole stack's own are in tests/e2e/test_person_data_end_to_end.py."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import tracemalloc
@@ -31,6 +32,7 @@ from session.store import ConversationStore
 from session.tables import account_notices, erased_usage, messages, metadata, removals
 from session.turn_lock import turn_lock
 from tests.support.session_db import session_settings
+from tests.support.waiting import eventually
 from violet import database
 from violet.channels import Peers
 from violet.identity import acting_for, authenticate
@@ -99,6 +101,11 @@ class Peer(persons_pb2_grpc.PersonDataServicer):
     records: dict[str, list[tuple[str, dict]]]
     failures: int = 0
     erased: list[str] = field(default_factory=list)
+    # Closed: an erase waits for it to open.
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.gate.set()
 
     async def Export(
         self, request: persons_pb2.ExportRequest, context: grpc.aio.ServicerContext
@@ -114,6 +121,7 @@ class Peer(persons_pb2_grpc.PersonDataServicer):
         self, request: persons_pb2.EraseRequest, context: grpc.aio.ServicerContext
     ) -> persons_pb2.EraseReply:
         person = (await authenticate(context, SECRET)).person
+        await self.gate.wait()
         if self.failures:
             self.failures -= 1
             await context.abort(grpc.StatusCode.UNAVAILABLE, "away for a moment")
@@ -131,9 +139,9 @@ class Place:
     addresses: Peers
     home: Path
 
-    def erasure(self) -> Erasure:
-        lock = turn_lock(self.db, "eraser", 30.0, self.clock)
-        return Erasure(self.db, self.addresses, Feed(1.0), lock, SECRET, self.clock)
+    def erasure(self, replica: str = "eraser") -> Erasure:
+        lock = turn_lock(self.db, replica, 30.0, self.clock)
+        return Erasure(self.db, self.addresses, Feed(1.0), lock, SECRET, replica, 30.0, self.clock)
 
     def archive(self) -> Archive:
         return Archive(self.db, self.addresses, SECRET, self.clock)
@@ -358,6 +366,30 @@ async def test_a_removal_that_fails_halfway_is_finished_by_the_sweep(place: Plac
     assert place.peers["memory"].erased == [ANN]
     assert all(count == 0 for count in (await rows_of(place, ANN)).values())
     assert await place.erasure().resume() == 0
+
+
+async def test_a_removal_under_way_is_left_to_its_replica_and_finished_once(
+    place: Place,
+) -> None:
+    await fill(place, ANN)
+    worker = place.peers["worker"]
+    worker.gate.clear()
+    first = asyncio.create_task(place.erasure("replica-a").remove(ANN, "person"))
+    await eventually(lambda: _carried_out_by(place), "the removal under way", every_s=0.01)
+    # Another replica's sweep, and a second request, while the first carries it out.
+    assert await place.erasure("replica-b").resume() == 0
+    second = asyncio.create_task(place.erasure("replica-b").remove(ANN, "person"))
+    await asyncio.sleep(0.3)
+    assert not second.done()
+    worker.gate.set()
+    erased = await asyncio.wait_for(asyncio.gather(first, second), 10)
+    assert erased[0].held and erased[0].at == erased[1].at
+    assert worker.erased == [ANN]  # carried out once
+
+
+async def _carried_out_by(place: Place) -> str | None:
+    async with place.db() as db:
+        return await db.scalar(select(removals.c.holder))
 
 
 async def test_old_sign_ins_are_refused_and_a_new_one_starts_afresh(place: Place) -> None:

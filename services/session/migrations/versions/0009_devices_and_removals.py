@@ -49,6 +49,8 @@ def upgrade() -> None:
         sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("requested_by", sa.String(length=16), nullable=False),
+        sa.Column("holder", sa.String(length=80), nullable=True),
+        sa.Column("until", sa.DateTime(timezone=True), nullable=True),
     )
     op.create_table(
         "erased_usage",
