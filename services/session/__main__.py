@@ -94,7 +94,17 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     standing = Standing(db, secret)
     service = SessionService(store, runner, feed, activity, memory, secret, standing, Devices(db))
     archive = Archive(db, peers, secret)
-    erasure = Erasure(db, peers, feed, lock, secret, replica, settings.lock_lease_s)
+    erasure = Erasure(
+        db,
+        peers,
+        feed,
+        # A holder of its own: the removal waits for this replica's turns of the person too.
+        turn_lock(db, f"{replica}/removal", settings.lock_lease_s),
+        secret,
+        replica,
+        settings.lock_lease_s,
+        runner.captured,
+    )
 
     async def language_of(person: str) -> str:
         conversation = await store.conversations.conversation_of(person)

@@ -3,11 +3,15 @@
 A removal is written down first (`removals`, with the person's name), so that from then on no
 say, update or sign-in of theirs is taken, and a replica that stops halfway leaves a removal
 that any replica's sweep finishes. It then waits for the person's turn lock (the turn under way
-ends, and with it every capture of its turns: `TurnRunner` lets the lock go only once they are
-sent), asks the worker, the router and memory to erase the person (each idempotent, each
-stopping the person's work there first), erases the session's own rows, and only then forgets
-the name: what stays is a keyed digest of it and the time, so a token issued before the removal
-is refused until tokens that old have expired (`DEVICE_TOKEN_TTL_S`).
+ends) and for this replica's captures of their turns to be sent, asks the worker, the router
+and memory to erase the person (each idempotent, each stopping the person's work there first),
+erases the session's own rows, and only then forgets the name: what stays is a keyed digest of
+it and the time, so a token issued before the removal is refused until tokens that old have
+expired (`DEVICE_TOKEN_TTL_S`).
+
+A capture another replica sent just before the removal took the turn lock, and still on its way
+once memory's erase is over (it would have to outlast the worker's and the router's erases), is
+kept as a new memory of the person: the one window left.
 
 Usage rows leave their sums behind with no person (`erased_usage`), so the operator's totals
 stay right.
@@ -19,6 +23,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -173,8 +178,13 @@ class Erasure:
         secret: str,
         replica: str,
         lease_s: float,
+        captured: Callable[[str], Awaitable[None]],
         clock: Clock = utc_now,
     ) -> None:
+        """`turn_lock` must hold for a holder of its own, so that it waits for this replica's
+        turns too; `captured(conversation_id)` returns once this replica's captures of the
+        conversation are sent."""
+        self._captured = captured
         self._db = db
         self._peers = peers
         self._feed = feed
@@ -276,6 +286,7 @@ class Erasure:
                 await self._erase_everywhere(person, None)
                 return
             async with self._turn_lock.held(conversation_id):
+                await self._captured(conversation_id)
                 await self._erase_everywhere(person, conversation_id)
             self._feed.publish(conversation_id)
 

@@ -79,7 +79,7 @@ class TurnRunner:
         self._again: set[str] = set()
         self._served: set[str] = set()
         self._captures: set[asyncio.Task[None]] = set()
-        # Each conversation's captures under way: they end before its turn lock is let go.
+        # Each conversation's captures under way, for a removal to wait for.
         self._captures_of: dict[str, set[asyncio.Task[None]]] = {}
         self._stopping = False
 
@@ -151,23 +151,19 @@ class TurnRunner:
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
             async with lock.held(conversation.id):
-                try:
-                    work = await self._next(conversation)
-                    while work is not None and not self._stopping:
-                        if isinstance(work, Message):
-                            work = await self._turn(conversation, work)
-                        else:
-                            work = await self._tell(conversation, work)
-                finally:
-                    await self._captured(conversation)
+                work = await self._next(conversation)
+                while work is not None and not self._stopping:
+                    if isinstance(work, Message):
+                        work = await self._turn(conversation, work)
+                    else:
+                        work = await self._tell(conversation, work)
 
-    async def _captured(self, conversation: Conversation) -> None:
-        """Waits for the conversation's captures, so whoever takes the turn lock next (a
-        removal of the person, say) knows that nothing of its turns is still on its way to
-        memory. The answers are out already: only the lock waits."""
-        under_way = self._captures_of.pop(conversation.id, set())
+    async def captured(self, conversation_id: str) -> None:
+        """Returns once the conversation's captures under way here are sent (or failed): for a
+        removal of the person, which must find nothing of theirs on its way to memory."""
+        under_way = self._captures_of.get(conversation_id)
         if under_way:
-            await asyncio.wait(under_way)
+            await asyncio.wait(set(under_way))
 
     async def _context(self, conversation: Conversation) -> TurnContext:
         identity = service_identity(conversation.person, self._replica.secret)
@@ -266,7 +262,15 @@ class TurnRunner:
         )
         self._captures.add(capture)
         capture.add_done_callback(self._captures.discard)
-        self._captures_of.setdefault(context.conversation.id, set()).add(capture)
+        conversation_id = context.conversation.id
+        self._captures_of.setdefault(conversation_id, set()).add(capture)
+        capture.add_done_callback(lambda done: self._sent(conversation_id, done))
+
+    def _sent(self, conversation_id: str, capture: asyncio.Task[None]) -> None:
+        under_way = self._captures_of.get(conversation_id, set())
+        under_way.discard(capture)
+        if not under_way:
+            self._captures_of.pop(conversation_id, None)
 
     async def _model_conversation(self, conversation: Conversation) -> ModelConversation:
         """The model conversation this turn belongs to; a replica new to the person opens one,

@@ -138,10 +138,24 @@ class Place:
     clock: Clock
     addresses: Peers
     home: Path
+    waited_for_captures: list[str] = field(default_factory=list)
 
     def erasure(self, replica: str = "eraser") -> Erasure:
         lock = turn_lock(self.db, replica, 30.0, self.clock)
-        return Erasure(self.db, self.addresses, Feed(1.0), lock, SECRET, replica, 30.0, self.clock)
+        return Erasure(
+            self.db,
+            self.addresses,
+            Feed(1.0),
+            lock,
+            SECRET,
+            replica,
+            30.0,
+            self.captures_sent,
+            self.clock,
+        )
+
+    async def captures_sent(self, conversation_id: str) -> None:
+        self.waited_for_captures.append(conversation_id)
 
     def archive(self) -> Archive:
         return Archive(self.db, self.addresses, SECRET, self.clock)
@@ -343,6 +357,7 @@ async def test_removal_erases_every_session_row_and_asks_every_service(place: Pl
     assert all(count == 0 for count in (await rows_of(place, ANN)).values())
     assert await rows_of(place, BOB) == before_bob
     assert all(peer.erased == [ANN] for peer in place.peers.values())
+    assert len(place.waited_for_captures) == 1
     async with place.db() as db:
         row = (await db.execute(select(removals))).one()
         usage = (await db.execute(select(erased_usage))).one()
