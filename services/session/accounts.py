@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql.dml import Insert
 
@@ -68,6 +68,18 @@ class KeyNotKept(Exception):  # noqa: N818 - an answer to the person, not a fail
 
 # Checks a key with one small call; returns None when it works, else why not.
 KeyCheck = Callable[[ApiKey, str], Awaitable[str | None]]
+
+
+def adding(
+    db: AsyncSession, table: Table, key: dict[str, object], sums: dict[str, float]
+) -> Insert:
+    """An insert of `sums` under `key` (the table's primary key) that adds them to the row's
+    own when it is there already."""
+    statement = conflict_insert(table, postgres=is_postgres_session(db)).values(**key, **sums)
+    return statement.on_conflict_do_update(
+        index_elements=list(key),
+        set_={name: table.c[name] + value for name, value in sums.items()},
+    )
 
 
 class Accounts:
@@ -257,13 +269,8 @@ class Accounts:
             "output_tokens": row.output_tokens,
             "cost_usd": row.cost_usd,
         }
-        statement = conflict_insert(model_usage, postgres=is_postgres_session(db)).values(
-            person=person, day=row.day, call=row.call, payer=row.payer, model=row.model, **sums
-        )
-        return statement.on_conflict_do_update(
-            index_elements=["person", "day", "call", "payer", "model"],
-            set_={name: getattr(model_usage.c, name) + value for name, value in sums.items()},
-        )
+        key = {"person": person, "day": row.day, "call": row.call, "payer": row.payer}
+        return adding(db, model_usage, {**key, "model": row.model}, sums)
 
     async def usage(self, person: str | None, since: date) -> list[tuple[str, UsageRow]]:
         """Usage by person and row since `since`, for the operator: one person, or everyone."""

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from session.accounts import adding
 from session.feed import Feed
 from session.tables import (
     account_notices,
@@ -342,12 +343,4 @@ async def _keep_usage_sums(tx: AsyncSession, person: str) -> None:
     rows = (await tx.execute(select(model_usage).where(model_usage.c.person == person))).all()
     for row in rows:
         key = {name: getattr(row, name) for name in ("day", "call", "payer", "model")}
-        sums = {name: getattr(row, name) for name in USAGE_SUMS}
-        where = [erased_usage.c[name] == value for name, value in key.items()]
-        added = await tx.execute(
-            update(erased_usage)
-            .where(*where)
-            .values({name: erased_usage.c[name] + value for name, value in sums.items()})
-        )
-        if not rows_changed(added):
-            await tx.execute(insert(erased_usage).values(**key, **sums))
+        await tx.execute(adding(tx, erased_usage, key, {n: getattr(row, n) for n in USAGE_SUMS}))

@@ -447,3 +447,20 @@ async def test_tombstones_go_once_no_token_that_old_is_valid(place: Place) -> No
     await place.erasure().purge()
     async with place.db() as db:
         assert await db.scalar(select(func.count()).select_from(removals)) == 0
+
+
+async def test_a_device_saying_hello_again_is_one_device_seen_since(place: Place) -> None:
+    seen = Devices(place.db, place.clock)
+    with acting_for(ANN):
+        await seen.seen(ANN, "phone", NOW, "Phone 1.0")
+        place.clock.now = NOW + timedelta(hours=1)
+        await seen.seen(ANN, "phone", NOW, "Phone 1.0")
+    [device] = [record async for record in _devices(place)]
+    assert device["first_seen"] == "2026-12-03T10:00:00Z"
+    assert device["last_seen"] == "2026-12-03T11:00:00Z"
+
+
+async def _devices(place: Place) -> AsyncIterator[dict]:
+    archive = await archive_of(place, ANN)
+    for device in json.loads(archive.read("data.json"))["devices"]:
+        yield device
