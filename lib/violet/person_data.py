@@ -42,6 +42,41 @@ class Erased:
     files: int = 0
 
 
+@dataclass(frozen=True)
+class Horizon:
+    """What the operator's retention lets go of a person's (`violet.v1.TrimRequest`)."""
+
+    # Transcript messages up to this seq are gone (0: none).
+    transcript_through_seq: int = 0
+    # What the transcript led to before this moment goes (None: nothing).
+    transcript_before: datetime | None = None
+    # Work finished before this moment goes (None: nothing).
+    work_before: datetime | None = None
+
+    def request(self) -> persons_pb2.TrimRequest:
+        return persons_pb2.TrimRequest(
+            transcript_through_seq=self.transcript_through_seq,
+            transcript_before_unix=_unix(self.transcript_before),
+            work_before_unix=_unix(self.work_before),
+        )
+
+    @classmethod
+    def of(cls, request: persons_pb2.TrimRequest) -> Horizon:
+        return cls(
+            transcript_through_seq=max(0, request.transcript_through_seq),
+            transcript_before=_moment(request.transcript_before_unix),
+            work_before=_moment(request.work_before_unix),
+        )
+
+
+def _unix(moment: datetime | None) -> int:
+    return int(moment.timestamp()) if moment is not None else 0
+
+
+def _moment(unix: int) -> datetime | None:
+    return datetime.fromtimestamp(unix, UTC) if unix > 0 else None
+
+
 class HeldData(Protocol):
     def export(self, person: str) -> AsyncIterator[Record]:
         """The person's records, each section's together, oldest first."""
@@ -49,6 +84,10 @@ class HeldData(Protocol):
 
     async def erase(self, person: str) -> Erased:
         """Stops the person's work here, then removes all of theirs; idempotent."""
+        ...
+
+    async def trim(self, person: str, horizon: Horizon) -> Erased:
+        """Removes what the horizon lets go of the person's; idempotent."""
         ...
 
 
@@ -74,3 +113,12 @@ class PersonDataService(persons_pb2_grpc.PersonDataServicer):
         person = (await authenticate(context, self._secret)).person
         erased = await self._held.erase(person)
         return persons_pb2.EraseReply(rows=erased.rows, vectors=erased.vectors, files=erased.files)
+
+    async def Trim(
+        self, request: persons_pb2.TrimRequest, context: Context
+    ) -> persons_pb2.EraseReply:
+        person = (await authenticate(context, self._secret)).person
+        trimmed = await self._held.trim(person, Horizon.of(request))
+        return persons_pb2.EraseReply(
+            rows=trimmed.rows, vectors=trimmed.vectors, files=trimmed.files
+        )

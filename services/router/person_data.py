@@ -1,6 +1,8 @@
 """The person's data in the router, for the session's archive and erasure (violet.v1.PersonData).
 
-The router keeps only its own routing state, so it exports nothing; erasing removes all of it.
+The router keeps only its own routing state, so it exports nothing; erasing removes all of it,
+and trimming the decisions older than the transcript kept (each holds the words it routed).
+Cards stay while their work does: each describes a topic of the person's as it is now.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from collections.abc import AsyncIterator
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from router.index import CardIndex
-from router.store import CardStore
+from router.store import CardStore, DecisionLog
 from router.tables import lifetimes, metadata
 from violet.database import rows_changed
-from violet.person_data import Erased, Record
+from violet.person_data import Erased, Horizon, Record
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +45,10 @@ class Erasure:
     card vectors. The router keeps nothing of a person in its process between calls (its card
     index is the vector store itself), so there is no cache to empty."""
 
-    def __init__(self, cards: CardStore, index: CardIndex) -> None:
+    def __init__(self, cards: CardStore, index: CardIndex, decisions: DecisionLog) -> None:
         self._cards = cards
         self._index = index
+        self._decisions = decisions
 
     async def export(self, person: str) -> AsyncIterator[Record]:
         """Nothing: the cards and decisions are Violet's own routing notes, and routing words
@@ -67,6 +70,15 @@ class Erasure:
             rows = ended + await _delete_rows(db, person)
         log.info("erased a person's routing state", extra={"rows": rows, "vectors": vectors})
         return Erased(rows=rows, vectors=vectors)
+
+    async def trim(self, person: str, horizon: Horizon) -> Erased:
+        """The decisions made before the transcript's horizon: each holds the words it routed,
+        which the transcript no longer does."""
+        if horizon.transcript_before is None:
+            return Erased()
+        rows = await self._decisions.forget_before(person, horizon.transcript_before)
+        log.info("trimmed a person's routing decisions", extra={"rows": rows})
+        return Erased(rows=rows)
 
 
 async def _delete_rows(db: AsyncSession, person: str) -> int:

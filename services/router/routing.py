@@ -98,7 +98,7 @@ class Router:
         self._model = model
         self._decisions = decisions
         self._tracer = tracer or trace.get_tracer(__name__)
-        self.erasure = Erasure(cards, index)
+        self.erasure = Erasure(cards, index, decisions)
 
     async def update_card(self, person: str, card: Card) -> None:
         """Raises PersonErased when the person is erased meanwhile: then nothing is kept."""

@@ -215,6 +215,14 @@ class DecisionLog:
             )
         )
 
+    async def forget_before(self, person: str, moment: datetime) -> int:
+        """Deletes the person's decisions made before `moment`; how many there were."""
+        async with self._sessions() as db, db.begin():
+            deleted = await db.execute(
+                decisions.delete().where(decisions.c.person == person, decisions.c.at < moment)
+            )
+        return database.rows_changed(deleted)
+
     async def recent(self, person: str, limit: int) -> Sequence[Decision]:
         """The person's latest decisions, newest first."""
         query = (

@@ -1,9 +1,12 @@
-"""`python -m session` serves the main session; `python -m session migrate` only migrates."""
+"""`python -m session` serves the main session; `python -m session migrate` only migrates;
+`python -m session retain` runs the retention pass over everyone now."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import json
 import os
 import socket
 from collections.abc import AsyncIterator
@@ -22,6 +25,7 @@ from session.fold import Fold
 from session.key_check import key_check
 from session.memory_client import MemoryClient
 from session.person_service import YourDataService
+from session.retention import Keeping, Retention
 from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
 from session.settings import SessionSettings
@@ -36,7 +40,7 @@ from violet.identity import resolve_secret
 from violet.keyring import resolve_keyring
 from violet.models.factory import personal_model_client
 from violet.models.usage import UsageBatches
-from violet.server import Hosted, run
+from violet.server import Command, Hosted, run, start
 from violet.tasks import cancel_all
 from violet.v1 import (
     accounts_pb2,
@@ -111,6 +115,9 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         newest = await store.conversations.last_seq(conversation)
         return person_language(await store.transcript.since(conversation.id, newest - 10))
 
+    retention = Retention(
+        db, peers, secret, keeping(settings), standing, replica, settings.lock_lease_s
+    )
     faces = (
         AccountsService(accounts, secret, language_of),
         OperatorService(accounts, secret, archive, erasure),
@@ -119,6 +126,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     background = [
         asyncio.create_task(runner.sweep_forever(settings.sweep_s)),
         asyncio.create_task(erasure.sweep_forever(settings.sweep_s)),
+        asyncio.create_task(retention.daily_forever()),
         asyncio.create_task(usage.flush_forever()),
     ]
     if database.is_postgres(url):
@@ -157,8 +165,44 @@ def account_rules(settings: SessionSettings) -> AccountRules:
     )
 
 
+def keeping(settings: SessionSettings) -> Keeping:
+    return Keeping(settings.keep_transcript_days, settings.keep_work_days)
+
+
+async def retain(settings: SessionSettings) -> int:
+    engine = database.service_engine(settings, NAME)
+    db = database.sessionmaker(engine)
+    secret = resolve_secret(settings.secret, settings.home)
+    peers = Peers(
+        {name: settings.address_of(name) for name in ("memory", "router", "worker")},
+        settings.rpc_timeout_s,
+    )
+    replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
+    retention = Retention(
+        db, peers, secret, keeping(settings), Standing(db, secret), replica, settings.lock_lease_s
+    )
+    try:
+        report = await retention.run()
+    finally:
+        await peers.close()
+        await engine.dispose()
+    print(json.dumps(vars(report)))
+    return 1 if report.failed else 0
+
+
+def retain_everyone(args: argparse.Namespace) -> int:
+    return asyncio.run(retain(start(NAME, SessionSettings, migrate)))
+
+
+RETAIN = Command(
+    "retain",
+    "run the retention pass over everyone now (VIOLET_KEEP_TRANSCRIPT_DAYS, VIOLET_KEEP_WORK_DAYS)",
+    retain_everyone,
+)
+
+
 def main() -> None:
-    run(NAME, SessionSettings, resources, migrate)
+    run(NAME, SessionSettings, resources, migrate, [RETAIN])
 
 
 if __name__ == "__main__":

@@ -93,6 +93,7 @@ PERSON_TABLES = {
     "erased, so that the pseudonym names nobody",
     "removals": "the operator's record of removals: a keyed digest of the name, once finished",
     "erased_usage": "removed people's usage sums, with no person",
+    "retention_passes": "the daily retention pass's own record, naming nobody",
 }
 
 

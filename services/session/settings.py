@@ -36,6 +36,16 @@ class SessionSettings(CommonSettings):
     budget_month_usd: float = Field(
         default=0.0, ge=0, description="Each person's monthly limit on the operator's key; 0: none."
     )
+    keep_transcript_days: int | None = Field(
+        default=None,
+        ge=1,
+        description="Days the conversation is kept before the daily pass removes it; unset: ever.",
+    )
+    keep_work_days: int | None = Field(
+        default=None,
+        ge=1,
+        description="Days finished work is kept before the daily pass removes it; unset: ever.",
+    )
     budget_warn_share: float = Field(
         default=0.8, gt=0, lt=1, description="The share of a limit at which the person is told."
     )

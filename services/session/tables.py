@@ -245,3 +245,14 @@ erased_usage = Table(
     Column("output_tokens", BigInteger, nullable=False, default=0),
     Column("cost_usd", Float, nullable=False, default=0.0),
 )
+
+# The daily retention pass (`session.retention`): the day it last ran, and the replica running it
+# now, a lease, so that one replica a day goes over everyone. Names nobody.
+retention_passes = Table(
+    "retention_passes",
+    metadata,
+    Column("name", String(40), primary_key=True),
+    Column("done_on", Date, nullable=True),
+    Column("holder", String(80), nullable=True),
+    Column("until", UtcDateTime(), nullable=True),
+)

@@ -63,7 +63,7 @@ QUICK = {
 
 # The operator's records, no person's rows: a removed person's keyed digest (their name only
 # while the removal runs), and removed people's usage sums. Every transaction sees them all.
-ACROSS_PEOPLE = {"removals", "erased_usage"}
+ACROSS_PEOPLE = {"removals", "erased_usage", "retention_passes"}
 
 
 def every_table() -> list[tuple[str, Table]]:

@@ -32,12 +32,12 @@ from router.scoring import Scorer, Weights
 from router.service import RouterService
 from router.settings import RouterSettings
 from router.store import CardStore, DecisionLog, PersonErased
-from router.tables import metadata
+from router.tables import decisions, metadata
 from tests.support.postgres import fresh_schema
 from violet import database
 from violet.identity import acting_for, issue_internal_token, issue_token
 from violet.models import OfflineModelClient
-from violet.person_data import PersonDataService
+from violet.person_data import Horizon, PersonDataService
 from violet.v1 import persons_pb2, persons_pb2_grpc, router_pb2, router_pb2_grpc
 from violet.vectors import EdgeVectorStore, QdrantVectorStore, VectorStore
 
@@ -296,3 +296,31 @@ async def test_a_write_begun_before_the_erasure_writes_nothing(served: Served) -
             async with served.cards.lifetimes.claimed("ada", lifetime):
                 pytest.fail("a write of an erased lifetime went ahead")
         assert await served.cards.lifetimes.current("ada") != lifetime
+
+
+async def test_trimming_forgets_decisions_older_than_the_transcript_kept(served: Served) -> None:
+    """Each decision holds the words it routed: it goes once the transcript no longer holds
+    them; the cards (the topics as they are now) and another person's decisions stay."""
+    await fill(served, "ada", {"ws_flights": "Book flights to Seattle"}, "I fly on Friday.")
+    await fill(served, "bob", {"ws_tea": "Order green tea"}, "Two boxes, please.")
+    long_ago = datetime.now(UTC) - timedelta(days=40)
+    with served.rows.begin() as db:
+        db.execute(decisions.update().values(at=long_ago))
+    await served.routing.Route(
+        router_pb2.RouteRequest(request="Flights on Friday, window seat"), metadata=as_("ada")
+    )
+    horizon = Horizon(transcript_before=datetime.now(UTC) - timedelta(days=30))
+
+    trimmed = await served.person_data.Trim(horizon.request(), metadata=as_("ada"), timeout=30)
+
+    assert (trimmed.rows, trimmed.vectors, trimmed.files) == (1, 0, 0)
+    listed = await served.routing.ListDecisions(
+        router_pb2.ListDecisionsRequest(), metadata=as_("ada")
+    )
+    assert [d.request for d in listed.decisions] == ["Flights on Friday, window seat"]
+    assert rows_of(served, "ada")["topic_cards"] == 1
+    assert rows_of(served, "bob")["route_decisions"] == 1
+    again = await served.person_data.Trim(horizon.request(), metadata=as_("ada"), timeout=30)
+    assert again.rows == 0
+    nothing = await served.person_data.Trim(Horizon().request(), metadata=as_("bob"), timeout=30)
+    assert nothing.rows == 0 and rows_of(served, "bob")["route_decisions"] == 1
