@@ -8,6 +8,9 @@ first locks their work sessions, as every step of work does first, so a step und
 another replica ends before it and a later one finds its work session gone and writes nothing
 (`worker.store.erasures`); then removes their folder, which a tool changes only while its work
 session's row is held the same way; and last lifts the mark.
+
+A trim removes what the operator's retention lets go of: the person's work finished before the
+horizon, each work session's oldest first, and what was sent of it (`worker.store.trims`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import AsyncIterator
 
 from violet.identity import acting_for
 from violet.models import JsonObject
-from violet.person_data import Erased, Record, when
+from violet.person_data import Erased, Horizon, Record, when
 from violet.text import document_title
 from worker.agent import told_failure
 from worker.folders import HEAD_CHARS, Folders, Kept
@@ -135,3 +138,21 @@ class WorkData:
             await self._store.erasures.end(person)
         log.info("a person's work and documents erased", extra={"rows": rows, "files": files})
         return Erased(rows=rows, files=files)
+
+    async def trim(self, person: str, horizon: Horizon) -> Erased:
+        """Removes the person's work finished before the horizon. Their work sessions (a topic
+        and its title), documents and folders stay: they are the person's, like files in a
+        drive, kept until the person deletes them or is erased."""
+        before = horizon.work_before
+        if before is None:
+            return Erased()
+        trims = self._store.trims
+        rows = running = 0
+        with acting_for(person):
+            for work_session_id in await trims.work_sessions_to_trim(person, before):
+                removed = await trims.trim(work_session_id, before)
+                running += removed is None  # left for the next pass
+                rows += removed or 0
+            rows += await trims.drop_sent(person, before)
+        log.info("a person's finished work trimmed", extra={"rows": rows, "running": running})
+        return Erased(rows=rows)

@@ -78,6 +78,8 @@ work_requests = Table(
     Column("span_id", String(16), nullable=True),
     Index("ix_work_requests_open", "session_id", "status"),
     UniqueConstraint("person", "key", name="uq_work_requests_key"),
+    # An id names its result to the session: never given twice, even after a trim (SQLite).
+    sqlite_autoincrement=True,
 )
 
 # Actions held for the person's yes or no.

@@ -5,11 +5,13 @@ no one else's touched; a second erase removes nothing, and the person starts aga
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from sqlalchemy import create_engine, text
 
 from tests.integration.test_worker_service import WorkerUnderTest, worker_under_test
 from tests.support.postgres import fresh_schema
+from tests.support.waiting import eventually
+from violet.person_data import Horizon
 from violet.v1 import documents_pb2, documents_pb2_grpc, persons_pb2, persons_pb2_grpc
 from worker.tables import metadata
 
@@ -224,3 +228,84 @@ async def test_new_work_is_refused_until_an_erase_left_halfway_is_finished(
     assert not worker.smtp.to("ann@example.org")
     topic = await worker.start_work(ann, "calculate 1+1")
     await worker.peers.wait("result", topic)
+
+
+async def trim(
+    worker: WorkerUnderTest, person: str, before: datetime | None
+) -> persons_pb2.EraseReply:
+    return await person_data(worker).Trim(
+        Horizon(work_before=before).request(), metadata=worker.metadata(person), timeout=30
+    )
+
+
+def requests_of(worker: WorkerUnderTest, topic: str) -> list[tuple[int, str]]:
+    found = worker.rows(
+        "SELECT id, text FROM work_requests WHERE session_id = :t ORDER BY id", t=topic
+    )
+    return [(row.id, row.text) for row in found]
+
+
+def conversation(worker: WorkerUnderTest, topic: str) -> list[tuple[int, Any]]:
+    """(position, message) of the topic's model conversation, in order."""
+    query = "SELECT position, content FROM work_messages WHERE session_id = :t ORDER BY position"
+    return [(row.position, json.loads(row.content)) for row in worker.rows(query, t=topic)]
+
+
+def unsent(worker: WorkerUnderTest, person: str) -> int:
+    query = "SELECT count(*) AS n FROM outbox WHERE person = :p AND sent_at IS NULL"
+    return int(worker.rows(query, p=person)[0].n)
+
+
+async def test_a_trim_removes_work_finished_before_the_horizon_and_the_topic_goes_on(
+    worker: WorkerUnderTest,
+) -> None:
+    ann, bob = someone("ann"), someone("bob")
+    await fill(worker, bob, "garden")
+    topic = await worker.start_work(ann, "calculate 17*23")
+    await worker.peers.wait("result", topic)
+    await worker.start_work(ann, "send an email to ferry@example.org saying hi", topic)
+    asked = await worker.peers.wait("approval", topic)
+    await worker.answer(ann, asked.approval.approval, approved=True)
+    await worker.peers.wait("result", topic, count=2)
+    await asyncio.sleep(1.1)  # the horizon travels in whole seconds
+    horizon = datetime.now(UTC)
+    await worker.start_work(ann, "calculate 2+3", topic)
+    await worker.peers.wait("result", topic, count=3)
+    await worker.start_work(ann, "send an email to ferry@example.net saying later", topic)
+    held = await worker.peers.wait("approval", topic, count=2)
+    await eventually(lambda: unsent(worker, ann) == 0, "everything of ann's sent")
+    old = requests_of(worker, topic)[:2]
+    annes_rows, bobs_rows = rows_of(worker, ann), rows_of(worker, bob)
+
+    nothing = await trim(worker, ann, None)
+    assert (nothing.rows, rows_of(worker, ann)) == (0, annes_rows)
+    trimmed = await trim(worker, ann, horizon)
+    assert trimmed.rows == len(annes_rows - rows_of(worker, ann)) > 0
+    assert (trimmed.vectors, trimmed.files) == (0, 0)
+    assert worker.statuses(topic) == (["done", "waiting"], ["waiting"])
+    assert [text for _, text in requests_of(worker, topic)][0] == "calculate 2+3"
+    keys = {row.key for row in worker.rows("SELECT key FROM outbox WHERE person = :p", p=ann)}
+    assert not keys & {f"result:{id_}" for id_, _ in old}
+    messages = conversation(worker, topic)
+    assert [position for position, _ in messages] == list(range(len(messages)))
+    assert messages[0][1] == {"role": "user", "content": "calculate 2+3"}
+    assert worker.rows("SELECT title FROM work_sessions WHERE id = :t", t=topic)
+    assert rows_of(worker, bob) == bobs_rows
+
+    again = await trim(worker, ann, horizon)
+    assert again.rows == 0
+
+    # The copy the worker holds loaded was loaded before the trim: the work goes on all the same.
+    await worker.answer(ann, held.approval.approval, approved=True)
+    await worker.smtp.wait_for("ferry@example.net")
+    await worker.peers.wait("result", topic, count=4)
+    await worker.start_work(ann, "calculate 3+4", topic)
+    assert "7" in (await worker.peers.wait("result", topic, count=5)).result.text
+    messages = conversation(worker, topic)
+    assert [position for position, _ in messages] == list(range(len(messages)))
+    work = by_section(await export(worker, ann))["work"]
+    assert [w["asked"] for w in work] == [
+        "calculate 2+3",
+        "send an email to ferry@example.net saying later",
+        "calculate 3+4",
+    ]

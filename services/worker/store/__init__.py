@@ -1,7 +1,8 @@
 """The worker's storage, in parts with one job each: the work sessions (each with its model
 conversation and its lease), the requests, the approvals and the outbox; the steps of a turn,
 each of which changes several parts in one transaction, so a worker that stops at any point
-resumes from exactly where it was; and the erasure of a person's rows.
+resumes from exactly where it was; the erasure of a person's rows; and the trim of their
+finished work past the operator's retention.
 
 Every query names the person or a work session found through the person. On PostgreSQL each
 transaction also names the person it acts for (`violet.database`); the sweep and the outbox
@@ -18,6 +19,7 @@ from worker.store.erasures import Erasures
 from worker.store.outbox import Outbox
 from worker.store.requests import Requests
 from worker.store.steps import Steps
+from worker.store.trims import Trims
 from worker.store.work_sessions import WorkSessions
 
 
@@ -29,6 +31,7 @@ class WorkStore:
         self.approvals = Approvals(database, clock)
         self.outbox = Outbox(database, clock)
         self.erasures = Erasures(database, clock)
+        self.trims = Trims(database, clock)
         self.steps = Steps(
             database, clock, self.work_sessions, self.requests, self.approvals, self.outbox
         )
