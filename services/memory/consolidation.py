@@ -2,8 +2,9 @@
 
 - Facts whose provenance no longer checks out are withdrawn (deleted, and what they had
   superseded comes back): each fact is checked again against the source rule, a `you` fact
-  against the person's own words it was made from, a `violet` fact against its deed. So the
-  rule holds for memory made before it, or by an earlier version of it.
+  against the person's own words it was made from (while any of them is kept: a retention trim
+  takes them, never the fact), a `violet` fact against its deed. So the rule holds for memory
+  made before it, or by an earlier version of it.
 - Duplicates merge: the same fact said again (the same words, the same subject and value, or
   vectors nearly the same) becomes one item, the newest, carrying every source.
 - A newer fact supersedes an older one on the same subject with another value ("I moved to
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -49,12 +50,16 @@ class Consolidated:
     withdrawn: int
 
 
-def founded(fact: Item, said: Sequence[str]) -> bool:
+def founded(fact: Item, said: Mapping[str, str]) -> bool:
     """Whether a fact checks out: a `you` fact against the person's own messages it was made
-    from (`said`), a `violet` fact against the deed it was made of."""
+    from (`said`, by turn item), a `violet` fact against the deed it was made of. A `you` fact
+    whose turn items are all gone (their transcript trimmed, `memory.person_data`) was checked
+    when it was made, and stands: what the person kept stays."""
     if fact.origin == YOU:
+        if fact.turn_items and not any(turn in said for turn in fact.turn_items):
+            return True
         claim = Proposed(fact.text, YOU, fact.quote)
-        return any(checks_out(claim, message) for message in said)
+        return any(checks_out(claim, said[turn]) for turn in fact.turn_items if turn in said)
     if fact.origin == VIOLET:
         deed = from_json(fact.quote)
         return deed is not None and item_text(deed) == fact.text
@@ -178,11 +183,7 @@ class Consolidator:
             facts = await memory.facts()
             turns = await memory.items({turn for fact in facts for turn in fact.turn_items})
             said = {turn.id: turn.text for turn in turns}
-            unfounded = [
-                fact.id
-                for fact in facts
-                if not founded(fact, [said[turn] for turn in fact.turn_items if turn in said])
-            ]
+            unfounded = [fact.id for fact in facts if not founded(fact, said)]
             back = await memory.withdraw(unfounded)
         if unfounded:
             log.warning(

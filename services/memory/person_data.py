@@ -26,21 +26,39 @@ checking for its row leaves that vector behind.
 
 Each step does nothing when nothing is left, so a second call removes nothing, and a call after
 one stopped halfway (the person still named, captures still refused) finishes the rest.
+
+Trim lets go of what memory copied of transcript messages that are gone (the operator's retention,
+docs/person-data.md): the turn items (the person's messages as said) and told records made of
+those messages alone, with their vectors, and the captured turns whose facts were extracted. A
+captured turn still waiting stays, with its turn item: the facts about to be made from it name it,
+and the next day's trim takes both. Facts stay, even those made from the turns that go: what the
+person kept stays. A page of items at a time, their vectors go first, then their rows, in one
+transaction that also clears the `previous_item` of a turn read after one of them and records the
+changes, so recall on every replica drops them at its next look; that turn's vectors are then made
+again from its own words alone. The deleted vectors then leave the embedded store's files
+(`VectorStore.purge`, as after an erase), once per trim that deleted any. Nothing is left to
+remove after a call, so a second one removes nothing; one after a trim stopped halfway removes
+the rest (rows whose vectors went already).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 
 from memory.capture import Capturer
 from memory.consolidation import Consolidator
+from memory.indexing import reindex
+from memory.passages import PassageQueue
 from memory.recall import Recaller
 from memory.sources import Source
 from memory.store import FACT, TOLD, Item, MemoryStore
 from memory.told import sources_of
-from violet.person_data import Erased, Record, when
+from violet.person_data import Erased, Horizon, Record, when
 from violet.vectors import VectorStore
+
+log = logging.getLogger(__name__)
 
 # Rows read (and vectors deleted) at a time.
 PAGE = 500
@@ -92,12 +110,14 @@ class PersonData:
         self,
         store: MemoryStore,
         vectors: VectorStore,
+        passages: PassageQueue,
         capturer: Capturer,
         consolidator: Consolidator,
         recaller: Recaller,
     ) -> None:
         self._store = store
         self._vectors = vectors
+        self._passages = passages
         self._capturer = capturer
         self._consolidator = consolidator
         self._recaller = recaller
@@ -145,3 +165,41 @@ class PersonData:
             erased += len(await self._vectors.retrieve(person, ids))
             await self._vectors.delete(person, ids)
             after = ids[-1]
+
+    async def trim(self, person: str, horizon: Horizon) -> Erased:
+        """Removes what memory copied of the transcript messages that are gone (above)."""
+        through = horizon.transcript_through_seq
+        if through <= 0:
+            return Erased()
+        async with self._store.reading(person) as memory:
+            items = await memory.transcript_items_through(through)
+            turns = await memory.extracted_turns_through(through)
+        rows = vectors = 0
+        trimmed = set(items)
+        for start in range(0, len(items), PAGE):
+            page = items[start : start + PAGE]
+            vectors += await self._erase_vectors(person, page)
+            rows += await self._delete_items(person, page, trimmed)
+        for start in range(0, len(turns), PAGE):
+            async with self._store.of(person) as memory:
+                rows += await memory.delete_captured_turns(turns[start : start + PAGE])
+        if vectors:
+            await self._vectors.purge()
+        log.info("a person's memory trimmed", extra={"rows": rows, "vectors": vectors})
+        return Erased(rows=rows, vectors=vectors)
+
+    async def _erase_vectors(self, person: str, ids: Sequence[str]) -> int:
+        erased = len(await self._vectors.retrieve(person, ids))
+        await self._vectors.delete(person, ids)
+        return erased
+
+    async def _delete_items(self, person: str, ids: Sequence[str], trimmed: set[str]) -> int:
+        """Deletes the items, and embeds again the turns that were read after one of them (but
+        those trimmed too, whose vectors go with their page)."""
+        async with self._store.of(person) as memory:
+            rows, followers = await memory.delete_trimmed(ids)
+        again = [turn for turn in followers if turn.id not in trimmed]
+        if again:
+            await reindex(self._store, person, self._passages, self._vectors, again, [])
+            await self._store.vectors_stored(person, [turn.id for turn in again])
+        return rows

@@ -68,7 +68,7 @@ async def open_memory(
             recaller=recaller,
             page=MemoryPage(store, vectors, passages),
             consolidator=consolidator,
-            person_data=PersonData(store, vectors, capturer, consolidator, recaller),
+            person_data=PersonData(store, vectors, passages, capturer, consolidator, recaller),
         )
     finally:
         await capturer.stop()

@@ -512,6 +512,26 @@ class PersonMemory:
         )
         return deleted.rowcount
 
+    async def extracted_turns_through(self, seq: int) -> list[int]:
+        """Captured turns of transcript messages up to `seq` alone whose facts were extracted
+        (a retention trim); those still waiting stay for the pass that takes them."""
+        rows = await self._db.execute(
+            select(captured_turns.c.id, captured_turns.c.source_seqs).where(
+                _of(captured_turns, self.person), captured_turns.c.extracted_at.is_not(None)
+            )
+        )
+        return [row.id for row in rows if _made_through(row.source_seqs, seq)]
+
+    async def delete_captured_turns(self, ids: Sequence[int]) -> int:
+        if not ids:
+            return 0
+        deleted = await self._db.execute(
+            delete(captured_turns).where(
+                _of(captured_turns, self.person), captured_turns.c.id.in_(ids)
+            )
+        )
+        return deleted.rowcount
+
     async def has_waiting_turns(self) -> bool:
         found = await self._db.scalar(
             select(captured_turns.c.id)
@@ -778,6 +798,53 @@ class PersonMemory:
             deleted += done.rowcount
         return deleted
 
+    async def transcript_items_through(self, seq: int) -> list[str]:
+        """The ids of the turn and told items made of transcript messages up to `seq` alone,
+        in any state (a retention trim). A turn item whose captured turn still waits for its facts
+        is left to a later trim: the facts about to be made from it name it."""
+        waiting = select(captured_turns.c.turn_item).where(
+            _of(captured_turns, self.person),
+            captured_turns.c.extracted_at.is_(None),
+            captured_turns.c.turn_item.is_not(None),
+        )
+        rows = await self._db.execute(
+            select(memory_items.c.id, memory_items.c.source_seqs)
+            .where(
+                _of(memory_items, self.person),
+                memory_items.c.kind.in_((TURN, TOLD)),
+                memory_items.c.id.not_in(waiting),
+            )
+            .order_by(memory_items.c.id)
+        )
+        return [row.id for row in rows if _made_through(row.source_seqs, seq)]
+
+    async def delete_trimmed(self, ids: Sequence[str]) -> tuple[int, list[Item]]:
+        """Deletes turn and told items whose transcript messages are gone; returns how many went,
+        and the turns in recall that were read after one of them. Those are read alone from now
+        on (`previous_item` cleared, so no link names a deleted item), and their vectors must be
+        made again without the words that went. Facts made from the deleted turns stay, naming
+        them in `turn_items`: every reader of those skips an id it does not find."""
+        if not ids:
+            return 0, []
+        followed = (
+            await self._db.scalars(
+                update(memory_items)
+                .where(
+                    _of(memory_items, self.person),
+                    memory_items.c.previous_item.in_(ids),
+                    memory_items.c.id.not_in(ids),
+                )
+                .values(previous_item=None)
+                .returning(memory_items.c.id)
+            )
+        ).all()
+        deleted = await self._db.execute(
+            delete(memory_items).where(_of(memory_items, self.person), memory_items.c.id.in_(ids))
+        )
+        # Recall on every replica drops the deleted items and reads the followers again.
+        await self.record_changes([*ids, *followed])
+        return deleted.rowcount, [item for item in await self.items(followed) if item.active]
+
     async def _set(self, item_id: str, **values: object) -> None:
         await self._db.execute(
             update(memory_items)
@@ -788,6 +855,11 @@ class PersonMemory:
 
 def _of(table: Table, person: str) -> ColumnElement[bool]:
     return table.c.person == person
+
+
+def _made_through(source_seqs: Sequence[int], seq: int) -> bool:
+    """Whether what was made of these transcript messages went with those up to `seq`."""
+    return bool(source_seqs) and max(source_seqs) <= seq
 
 
 def _active() -> ColumnElement[bool]:

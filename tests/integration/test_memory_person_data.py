@@ -1,7 +1,8 @@
-"""A person's memory, taken and erased (`violet.v1.PersonData`), on SQLite and PostgreSQL, with the
-embedded vector store and with qdrant-client's: the export holds what the memory page lists of
-the person alone, and an erase leaves no row, vector or writer of theirs behind, and no one
-else's touched."""
+"""A person's memory, taken, erased and trimmed (`violet.v1.PersonData`), on SQLite and
+PostgreSQL, with the embedded vector store and with qdrant-client's: the export holds what the
+memory page lists of the person alone, an erase leaves no row, vector or writer of theirs behind,
+and no one else's touched, and a trim takes what memory copied of transcript messages that are
+gone, never a fact the person kept."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +33,14 @@ from memory.runtime import Memory, migrate, open_memory
 from memory.settings import MemorySettings
 from memory.sources import Source
 from memory.store import NewTurn
-from memory.tables import memory_items, metadata
+from memory.tables import captured_turns, memory_items, metadata
 from tests.support.memory import ScriptedOrigin, captured, said
 from tests.support.postgres import fresh_schema
 from tests.support.waiting import eventually
 from violet import database
 from violet.embedder import get_embedder
 from violet.identity import issue_internal_token, issue_token
-from violet.person_data import Erased
+from violet.person_data import Erased, Horizon
 from violet.tasks import cancel_all
 from violet.v1 import persons_pb2, persons_pb2_grpc
 from violet.vectors import QdrantVectorStore, VectorStore
@@ -409,3 +411,162 @@ async def test_the_service_serves_person_data_for_the_person_of_the_token_alone(
         finally:
             await server.stop(None)
     assert naming(owner_rows(settings), bob, set())
+
+
+# The seq the transcript lets go up to in `fill`: the cat turn (1, 2) and the ferry turn (3, 4).
+TRIMMED_THROUGH = 4
+
+
+def item_rows(settings: MemorySettings, person: str) -> dict[str, dict[str, Any]]:
+    """The person's items by id, read as the tables' owner."""
+    engine = create_engine(database.sync_url(settings, "memory"))
+    try:
+        with engine.connect() as db:
+            rows = db.execute(select(memory_items).where(memory_items.c.person == person))
+            return {row.id: dict(row._mapping) for row in rows}
+    finally:
+        engine.dispose()
+
+
+def captured_seqs(settings: MemorySettings, person: str) -> list[list[int]]:
+    engine = create_engine(database.sync_url(settings, "memory"))
+    try:
+        with engine.connect() as db:
+            rows = db.execute(
+                select(captured_turns.c.source_seqs)
+                .where(captured_turns.c.person == person)
+                .order_by(captured_turns.c.id)
+            )
+            return [list(row.source_seqs) for row in rows]
+    finally:
+        engine.dispose()
+
+
+def made_of(rows: dict[str, dict[str, Any]], text: str, kind: str) -> str:
+    [found] = [i for i, row in rows.items() if row["kind"] == kind and text in row["text"]]
+    return found
+
+
+async def recalled_ids(parts: Memory, person: str, query: str) -> set[str]:
+    items, told_records = await parts.recaller.recall_with_told(person, query, 5, 3)
+    return {recalled.item.id for recalled in [*items, *told_records]}
+
+
+@pytest.mark.parametrize("settings", EVERY_PAIR, indirect=True)
+async def test_a_trim_takes_the_turns_and_told_records_of_gone_messages_and_keeps_the_facts(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    ann, bob = new_person("ann"), new_person("bob")
+    await fill(opened, ann, CAT)
+    await fill(opened, bob, DOG)
+    before = item_rows(settings, ann)
+    cat_turn, ferry_turn = made_of(before, CAT, "turn"), made_of(before, "ferry", "turn")
+    ferry_told, back_turn = made_of(before, FERRY_TOLD, "told"), made_of(before, "back", "turn")
+    cat = made_of(before, "cat", "fact")
+    assert before[cat]["turn_items"] == [cat_turn]
+    assert before[back_turn]["previous_item"] == ferry_turn
+    trimmed = {cat_turn, ferry_turn, ferry_told}
+    facts = {i for i, row in before.items() if row["kind"] == "fact"}
+    bobs_rows = naming(owner_rows(settings), bob, set())
+    bobs_vectors = await vector_ids(opened, bob)
+    remembered = [r for r in await exported(opened, ann) if r[0] == "remembered"]
+    # The ranking index is loaded before the trim: it learns of it from the recorded changes.
+    assert ferry_turn in await recalled_ids(opened, ann, "When does the ferry leave?")
+
+    erased = await opened.person_data.trim(ann, Horizon(transcript_through_seq=TRIMMED_THROUGH))
+
+    assert erased == Erased(rows=len(trimmed) + 2, vectors=len(trimmed))  # and 2 captured turns
+    after = item_rows(settings, ann)
+    assert set(after) == set(before) - trimmed
+    assert facts <= set(after), "facts stay, even one made from a trimmed turn"
+    assert after[back_turn]["previous_item"] is None
+    assert captured_seqs(settings, ann) == [[5, 6], [7, 8], [9, 10]]
+    stored = await vector_ids(opened, ann)
+    assert not stored & trimmed
+    assert {back_turn, made_of(before, NOTES_TOLD, "told")} <= stored
+    for query in ("what is my cat called?", "When does the ferry leave?"):
+        recalled = await recalled_ids(opened, ann, query)
+        assert recalled and not recalled & trimmed
+    assert cat in await recalled_ids(opened, ann, "what is my cat called?")
+    assert [r for r in await exported(opened, ann) if r[0] == "remembered"] == remembered
+    assert [r["text"] for s, r in await exported(opened, ann) if s == "told"] == [NOTES_TOLD]
+    assert naming(owner_rows(settings), bob, set()) == bobs_rows
+    assert await vector_ids(opened, bob) == bobs_vectors
+
+    assert await opened.person_data.trim(ann, Horizon(TRIMMED_THROUGH)) == Erased()
+    assert await opened.person_data.trim(ann, Horizon(0)) == Erased()
+    assert set(item_rows(settings, ann)) == set(after)
+
+
+async def test_a_fact_made_from_a_trimmed_turn_is_forgotten_restored_and_consolidated(
+    settings: MemorySettings, opened: Memory
+) -> None:
+    ann = new_person("ann")
+    await fill(opened, ann, CAT)
+    cat = made_of(item_rows(settings, ann), "cat", "fact")
+    await opened.person_data.trim(ann, Horizon(TRIMMED_THROUGH))
+
+    assert cat not in {item.id for item in (await opened.page.forget(ann, cat)).facts}
+    assert cat not in await recalled_ids(opened, ann, "what is my cat called?")
+    assert cat in {item.id for item in (await opened.page.restore(ann, cat)).facts}
+    assert cat in await recalled_ids(opened, ann, "what is my cat called?")
+    report = await opened.consolidator.sleep(undo_window=timedelta(days=30))
+    assert (report.withdrawn, report.failed) == (0, [])
+    assert cat in {item.id for item in await opened.page.facts(ann)}
+
+    # The basil fact was forgotten with its turn (`fill`): the turn goes, the fact comes back.
+    basil = made_of(item_rows(settings, ann), "basil", "fact")
+    assert (await opened.person_data.trim(ann, Horizon(10))).rows > 0
+    assert "turn" not in {row["kind"] for row in item_rows(settings, ann).values()}
+    assert basil in {item.id for item in (await opened.page.restore(ann, basil)).facts}
+    assert basil in await recalled_ids(opened, ann, "what do I like on my pizza?")
+
+
+async def test_a_turn_still_waiting_for_its_facts_stays_until_a_trim_after_they_are_made(
+    settings: MemorySettings,
+) -> None:
+    model = GatedOrigin()
+    async with open_memory(settings, model=model) as parts:
+        ann = new_person("ann")
+        await parts.capturer.accept(ann, said(CAT, 1))
+        await eventually(lambda: vector_ids(parts, ann), "the turn item stored")
+
+        assert await parts.person_data.trim(ann, Horizon(2)) == Erased()
+        model.gate.set()
+        await parts.capturer.settled(ann)
+        [fact] = await parts.page.facts(ann)
+        assert await parts.person_data.trim(ann, Horizon(2)) == Erased(rows=2, vectors=1)
+        assert [item.id for item in await parts.page.facts(ann)] == [fact.id]
+        assert await vector_ids(parts, ann) == {fact.id}
+
+
+@pytest.mark.parametrize("settings", ["sqlite-edge", "postgres-edge"], indirect=True)
+async def test_the_service_trims_for_the_person_of_the_token_alone(
+    settings: MemorySettings,
+) -> None:
+    ann, bob = new_person("ann"), new_person("bob")
+    async with open_memory(settings) as parts:
+        await fill(parts, ann, CAT)
+        await fill(parts, bob, DOG)
+    bobs_rows = naming(owner_rows(settings), bob, set())
+    trim = Horizon(TRIMMED_THROUGH).request()
+    async with resources(settings) as hosted:
+        server = grpc.aio.server()
+        hosted.register(server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = persons_pb2_grpc.PersonDataStub(channel)
+                as_device = (("authorization", f"Bearer {issue_token(ann, SECRET)}"),)
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await stub.Trim(trim, metadata=as_device)
+                assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+                as_ann = (("authorization", f"Bearer {issue_internal_token(ann, SECRET)}"),)
+                trimmed = await stub.Trim(trim, metadata=as_ann)
+                assert (trimmed.rows, trimmed.vectors, trimmed.files) == (5, 3, 0)
+                again = await stub.Trim(trim, metadata=as_ann)
+                assert (again.rows, again.vectors, again.files) == (0, 0, 0)
+        finally:
+            await server.stop(None)
+    assert naming(owner_rows(settings), bob, set()) == bobs_rows
