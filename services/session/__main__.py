@@ -63,7 +63,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     url = database.service_url(settings, NAME)
     engine = database.service_engine(settings, NAME)
     db = database.sessionmaker(engine)
-    replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
+    replica = replica_of(settings)
     # PostgreSQL: other replicas' appends wake this one's streams once LISTEN is made.
     feed = Feed(settings.poll_s, settings.idle_poll_s, notified=not database.is_postgres(url))
     store = ConversationStore.open(db, notify=database.is_postgres(url))
@@ -78,10 +78,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     model = personal_model_client(settings, accounts, usage)
     window = Window(settings.window)
-    peers = Peers(
-        {name: settings.address_of(name) for name in ("memory", "router", "worker")},
-        settings.rpc_timeout_s,
-    )
+    peers = peers_of(settings)
     memory = MemoryClient(peers, settings.recall_timeout_s, settings.recall_wait_s)
     actions = MainActions(store.pins, store.effects, peers)
     activity = Activity(store.transcript, feed)
@@ -165,6 +162,17 @@ def account_rules(settings: SessionSettings) -> AccountRules:
     )
 
 
+def peers_of(settings: SessionSettings) -> Peers:
+    return Peers(
+        {name: settings.address_of(name) for name in ("memory", "router", "worker")},
+        settings.rpc_timeout_s,
+    )
+
+
+def replica_of(settings: SessionSettings) -> str:
+    return settings.replica or f"{socket.gethostname()}-{os.getpid()}"
+
+
 def keeping(settings: SessionSettings) -> Keeping:
     return Keeping(settings.keep_transcript_days, settings.keep_work_days)
 
@@ -173,11 +181,8 @@ async def retain(settings: SessionSettings) -> int:
     engine = database.service_engine(settings, NAME)
     db = database.sessionmaker(engine)
     secret = resolve_secret(settings.secret, settings.home)
-    peers = Peers(
-        {name: settings.address_of(name) for name in ("memory", "router", "worker")},
-        settings.rpc_timeout_s,
-    )
-    replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
+    peers = peers_of(settings)
+    replica = replica_of(settings)
     retention = Retention(
         db, peers, secret, keeping(settings), Standing(db, secret), replica, settings.lock_lease_s
     )
