@@ -38,6 +38,7 @@ from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient, Recollection
+from session.notify.outbox import Outbox
 from session.pins import Pin
 from session.runner import Delivery, Replica, TurnRunner
 from session.store import ConversationStore
@@ -111,7 +112,7 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
                 store,
                 MainSession(model, pins, memory, actions, frame),
                 Fold(model, store, frame, "economy"),
-                Delivery(Feed(1.0), memory),
+                Delivery(Feed(1.0), memory, Outbox(db, 1.0)),
                 Replica("economy", "e" * 32, turn_lock(db, "economy", 30.0)),
             )
             conversation = await store.conversations.conversation_of("economy")

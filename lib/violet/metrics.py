@@ -60,3 +60,8 @@ MODEL_COST = _meter.create_counter(
     unit="USD",
     description="What model calls cost by the price table (violet.models.prices)",
 )
+NOTIFICATIONS = _meter.create_counter(
+    "violet.notifications",
+    description="Notifications to devices, by outcome (delivered, gone, retry, failed, seen, "
+    "given_up)",
+)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.phrases import NOTHING_DELETED, TOO_LONG, Phrase
+from gateway.phrases import NO_NOTIFICATIONS_HERE, NOTHING_DELETED, TOO_LONG, Phrase
 from violet.language import ENGLISH, phrase
 
 MAX_FRAME_BYTES = 64 * 1024
@@ -20,6 +20,10 @@ MAX_ID_CHARS = 128
 MAX_KEY_CHARS = 500
 # Room for the confirmation words, typed with some spaces to spare.
 MAX_CONFIRMATION_CHARS = 100
+# A push service's address for one browser, with room for the longest in use.
+MAX_ENDPOINT_CHARS = 1_024
+# The parts of a browser's push subscription a `push.on` carries, flat.
+PUSH_ADDRESS = ("endpoint", "p256dh", "auth")
 
 OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "welcome": frozenset({"type", "conversation", "seq"}),
@@ -32,6 +36,7 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "error": frozenset({"type", "code", "text"}),
     "account": frozenset({"type", "key", "ending", "month_usd", "text", "note"}),
     "account.deleted": frozenset({"type", "text"}),
+    "push": frozenset({"type", "key", "on", "previews"}),
 }
 MEMORY_ITEM_KEYS = frozenset({"item", "text", "origin", "at"})
 TOLD_ITEM_KEYS = frozenset({"item", "text", "source", "at"})
@@ -124,7 +129,21 @@ class DeleteRequest:
     confirmation: str
 
 
-Incoming = Hello | Say | MemoryRequest | DocumentRequest | AccountRequest | DeleteRequest
+@dataclass(frozen=True)
+class PushRequest:
+    """Notifications for one browser of the person: asked about, turned on, or off."""
+
+    action: str  # "get", "on" or "off"
+    device: str
+    endpoint: str = ""
+    p256dh: str = ""
+    auth: str = ""
+    previews: bool = False
+
+
+Incoming = (
+    Hello | Say | MemoryRequest | DocumentRequest | AccountRequest | DeleteRequest | PushRequest
+)
 
 
 def parse(raw: str | bytes) -> Incoming:
@@ -228,6 +247,30 @@ def _account_delete(data: dict[str, Any]) -> DeleteRequest:
     return DeleteRequest(words)
 
 
+def _push(action: str) -> Callable[[dict[str, Any]], PushRequest]:
+    def parse_push(data: dict[str, Any]) -> PushRequest:
+        device = _short_text(data.get("device"), MAX_ID_CHARS)
+        if device is None:
+            raise FrameError("bad_frame", 'Say which browser you mean as "device".')
+        if action != "on":
+            return PushRequest(action, device)
+        address = [_short_text(data.get(key), MAX_ENDPOINT_CHARS) for key in PUSH_ADDRESS]
+        previews = data.get("previews", False)
+        if None in address or not isinstance(previews, bool):
+            raise FrameError("bad_frame", NO_NOTIFICATIONS_HERE)
+        endpoint, p256dh, auth = (str(part) for part in address)
+        return PushRequest(action, device, endpoint, p256dh, auth, previews)
+
+    return parse_push
+
+
+def _short_text(value: Any, most: int) -> str | None:
+    """`value` when it is text of 1 to `most` characters with no NUL, else None."""
+    if isinstance(value, str) and 0 < len(value) <= most and "\x00" not in value:
+        return value
+    return None
+
+
 _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "hello": _hello,
     "say": _say,
@@ -243,4 +286,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "key.set": _key_set,
     "key.remove": lambda _: AccountRequest("remove_key"),
     "account.delete": _account_delete,
+    "push.get": _push("get"),
+    "push.on": _push("on"),
+    "push.off": _push("off"),
 }

@@ -29,9 +29,11 @@ from gateway.frames import (
     FrameError,
     Hello,
     MemoryRequest,
+    PushRequest,
     Say,
 )
 from gateway.limits import SayLimiter, SaysInFlight
+from gateway.notifications import PushFrames
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
 from violet.channels import Peers
@@ -195,6 +197,7 @@ class LiveEndpoint:
         self._sign_in = sign_in or SignIn(secret)
         self._limiter, self._in_flight = limits
         self._hello_timeout_s = hello_timeout_s
+        self._push = PushFrames(peers)
 
     # Stubs are made on first use: gRPC channels belong to the event loop that serves.
     @property
@@ -390,6 +393,8 @@ class LiveEndpoint:
             await self._account(device, person, frame)
         elif isinstance(frame, DeleteRequest):
             await self._delete_everything(device, person, frame)
+        elif isinstance(frame, PushRequest):
+            await device.send(await self._push.answer(person, frame, self._internal(person)))
 
     async def _say(self, device: Device, person: str, say: Say) -> None:
         if not self._limiter.allow(person):

@@ -140,3 +140,19 @@ DELETE_AWAY: Phrase = {
     "de": "Violet konnte gerade nicht alles fertig löschen. Versuchen Sie es bitte in ein paar "
     "Minuten noch einmal.",
 }
+NO_NOTIFICATIONS_HERE: Phrase = {
+    "en": "Violet can't send notifications to this browser. Nothing was changed.",
+    "pt": "A Violet não consegue enviar notificações para este navegador. Nada foi mudado.",
+    "es": "Violet no puede enviar avisos a este navegador. No se ha cambiado nada.",
+    "fr": "Violet ne peut pas envoyer de notifications à ce navigateur. Rien n'a été changé.",
+    "de": "Violet kann diesem Browser keine Mitteilungen schicken. Es wurde nichts geändert.",
+}
+NOTIFICATIONS_AWAY: Phrase = {
+    "en": "Notifications can't be changed right now. Please try again in a moment.",
+    "pt": "As notificações não podem ser mudadas agora. Tente de novo daqui a pouco.",
+    "es": "Los avisos no se pueden cambiar ahora mismo. Inténtalo de nuevo en un momento.",
+    "fr": "Les notifications ne peuvent pas être modifiées pour le moment. Réessayez dans un "
+    "instant.",
+    "de": "Die Mitteilungen lassen sich gerade nicht ändern. Versuchen Sie es bitte gleich noch "
+    "einmal.",
+}

@@ -24,6 +24,11 @@ from session.feed import Feed, listener_conninfo
 from session.fold import Fold
 from session.key_check import key_check
 from session.memory_client import MemoryClient
+from session.notify.notifier import Notifier
+from session.notify.outbox import Outbox
+from session.notify.presence import Presence
+from session.notify.service import NotificationsService
+from session.notify.subscriptions import Subscriptions
 from session.person_service import YourDataService
 from session.retention import Keeping, Retention
 from session.runner import Delivery, Replica, TurnRunner
@@ -40,11 +45,14 @@ from violet.identity import resolve_secret
 from violet.keyring import resolve_keyring
 from violet.models.factory import personal_model_client
 from violet.models.usage import UsageBatches
+from violet.push import WebPusher, resolve_vapid
 from violet.server import Command, Hosted, run, start
 from violet.tasks import cancel_all
 from violet.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    notifications_pb2,
+    notifications_pb2_grpc,
     persons_pb2,
     persons_pb2_grpc,
     session_pb2,
@@ -84,16 +92,20 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     activity = Activity(store.transcript, feed)
     main = MainSession(model, store.pins, memory, actions, window, activity, accounts)
     lock = turn_lock(db, replica, settings.lock_lease_s)
+    outbox = Outbox(db, settings.push_group_s)
     runner = TurnRunner(
         store,
         main,
         Fold(model, store, window, replica),
-        Delivery(feed, memory),
+        Delivery(feed, memory, outbox),
         Replica(replica, secret, lock),
         backlog=settings.turn_backlog,
     )
     standing = Standing(db, secret)
-    service = SessionService(store, runner, feed, activity, memory, secret, standing, Devices(db))
+    presence = Presence(db)
+    service = SessionService(
+        store, runner, feed, activity, memory, secret, standing, Devices(db), presence
+    )
     archive = Archive(db, peers, secret)
     erasure = Erasure(
         db,
@@ -115,16 +127,26 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     retention = Retention(
         db, peers, secret, keeping(settings), standing, replica, settings.lock_lease_s
     )
+    vapid = resolve_vapid(settings.vapid_private_key, settings.home)
+    pusher = WebPusher(vapid, settings.vapid_subject, settings.fetch_block_private)
+    subscriptions = Subscriptions(db)
+    notifier = Notifier(
+        db, outbox, subscriptions, presence, {pusher.kind: pusher}, language_of, replica
+    )
     faces = (
         AccountsService(accounts, secret, language_of),
         OperatorService(accounts, secret, archive, erasure),
         YourDataService(archive, erasure, standing, secret),
+        NotificationsService(
+            subscriptions, vapid.public_key_b64, secret, standing, settings.fetch_block_private
+        ),
     )
     background = [
         asyncio.create_task(runner.sweep_forever(settings.sweep_s)),
         asyncio.create_task(erasure.sweep_forever(settings.sweep_s)),
         asyncio.create_task(retention.daily_forever()),
         asyncio.create_task(usage.flush_forever()),
+        asyncio.create_task(notifier.forever(settings.push_group_s)),
     ]
     if database.is_postgres(url):
         listening = feed.listen_postgres(listener_conninfo(url, replica))
@@ -135,10 +157,12 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         accounts_pb2_grpc.add_AccountsServicer_to_server(faces[0], server)
         accounts_pb2_grpc.add_OperatorServicer_to_server(faces[1], server)
         persons_pb2_grpc.add_YourDataServicer_to_server(faces[2], server)
+        notifications_pb2_grpc.add_NotificationsServicer_to_server(faces[3], server)
         return [
             session_pb2.DESCRIPTOR.services_by_name["Session"].full_name,
             *(service.full_name for service in accounts_pb2.DESCRIPTOR.services_by_name.values()),
             persons_pb2.DESCRIPTOR.services_by_name["YourData"].full_name,
+            notifications_pb2.DESCRIPTOR.services_by_name["Notifications"].full_name,
         ]
 
     try:
@@ -148,6 +172,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         await runner.stop(settings.drain_s)
         await peers.close()
         await model.aclose()
+        await pusher.aclose()
         await usage.aclose()
         await engine.dispose()
 

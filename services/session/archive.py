@@ -17,12 +17,21 @@ import zipfile
 from collections.abc import AsyncIterator, Iterator
 from datetime import date
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.archive_text import README, markdown_lines
-from session.tables import budgets, conversations, devices, messages, model_usage, person_keys
+from session.tables import (
+    budgets,
+    conversations,
+    devices,
+    messages,
+    model_usage,
+    person_keys,
+    push_subscriptions,
+)
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
 from violet.identity import acting_for, service_identity
@@ -41,6 +50,7 @@ SECTIONS = (
     "work",
     "approvals",
     "devices",
+    "notifications",
     "usage",
 )
 FROM_PEERS = {"memory": ("remembered", "told"), "worker": ("documents", "work", "approvals")}
@@ -104,7 +114,12 @@ class Archive:
                 if sent.section not in FROM_PEERS[service]:
                     raise BrokenExport(f"{service} sent a record of section {sent.section!r}")
                 yield sent.section, json.loads(sent.json), sent.content
-        for section, rows in (("devices", self._devices), ("usage", self._usage)):
+        sections = (
+            ("devices", self._devices),
+            ("notifications", self._notifications),
+            ("usage", self._usage),
+        )
+        for section, rows in sections:
             for record in await rows(person):
                 yield section, record, b""
         yield "account", await self._account(person), b""
@@ -141,6 +156,28 @@ class Archive:
                 "first_seen": when(row.first_seen),
                 "last_seen": when(row.last_seen),
                 "agent": row.agent,
+            }
+            for row in rows
+        ]
+
+    async def _notifications(self, person: str) -> list[Record]:
+        """Each browser that takes notifications: where they go (the browser's keys are not
+        the person's data, only the means to reach it)."""
+        async with self._db() as db:
+            rows = (
+                await db.execute(
+                    select(push_subscriptions)
+                    .where(push_subscriptions.c.person == person)
+                    .order_by(push_subscriptions.c.created_at, push_subscriptions.c.device)
+                )
+            ).all()
+        return [
+            {
+                "service": urlsplit(row.endpoint).hostname or "",
+                "address": row.endpoint,
+                "previews": bool(row.previews),
+                "since": when(row.created_at),
+                "changed": when(row.updated_at),
             }
             for row in rows
         ]

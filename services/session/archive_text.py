@@ -12,7 +12,8 @@ Everything Violet keeps about you, as it was when you asked for it.
 
 - `your-data.md`: all of it, to read: your conversation with Violet, what she remembers about
   you, what she told you and where it came from, the documents she wrote, the work she did and
-  what you said yes or no to, the devices you signed in with, and what your conversation cost.
+  what you said yes or no to, the devices you signed in with, the browsers Violet sends
+  notifications to, and what your conversation cost.
 - `data.json`: the same, for another program to read.
 - `documents/`: the documents Violet wrote for you, as files (`documents/deleted/` holds the ones
   you deleted in the last 30 days).
@@ -26,6 +27,7 @@ HEADINGS = {
     "work": "Work Violet did for you",
     "approvals": "What Violet asked you to approve",
     "devices": "Devices you signed in with",
+    "notifications": "Browsers Violet sends notifications to",
     "usage": "What your conversation cost",
     "account": "Your account",
 }
@@ -78,6 +80,9 @@ def _lines(section: str, record: Record) -> Iterator[str]:
             f"- {_inline(record['agent']) or 'A device'}: signed in {record['signed_in_at'][:10]}, "
             f"last seen {record['last_seen'][:10]}\n"
         )
+    elif section == "notifications":
+        shown = "with what she says" if record["previews"] else "without what she says"
+        yield f"- Through {record['service']}, {shown}: since {record['since'][:10]}\n"
     elif section == "usage":
         yield (
             f"- {record['day']}: {record['calls']} {record['call']} calls on {record['model']}, "

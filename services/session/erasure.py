@@ -44,7 +44,10 @@ from session.tables import (
     model_usage,
     person_keys,
     pins,
+    presence,
     pseudonym_keys,
+    push_outbox,
+    push_subscriptions,
     removals,
     updates,
 )
@@ -94,6 +97,10 @@ PERSON_TABLES = {
     "removals": "the operator's record of removals: a keyed digest of the name, once finished",
     "erased_usage": "removed people's usage sums, with no person",
     "retention_passes": "the daily retention pass's own record, naming nobody",
+    "push_subscriptions": "exported as `notifications` (where they go, not the browser's "
+    "keys); erased",
+    "presence": "internal: which devices follow the conversation now; erased",
+    "push_outbox": "internal: messages waiting to be notified; erased",
 }
 
 
@@ -336,7 +343,17 @@ async def _erase_own(tx: AsyncSession, person: str, conversation_id: str | None)
         for child in (effects, updates, messages, pins, model_conversations):
             await tx.execute(delete(child).where(child.c.conversation_id == conversation_id))
         await tx.execute(delete(conversations).where(conversations.c.id == conversation_id))
-    for table in (person_keys, model_usage, budgets, account_notices, devices, pseudonym_keys):
+    for table in (
+        person_keys,
+        model_usage,
+        budgets,
+        account_notices,
+        devices,
+        pseudonym_keys,
+        push_subscriptions,
+        push_outbox,
+        presence,
+    ):
         await tx.execute(delete(table).where(table.c.person == person))
 
 

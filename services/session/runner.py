@@ -19,6 +19,7 @@ from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient
 from session.model_conversations import ModelConversation
+from session.notify.outbox import Outbox
 from session.store import ConversationStore
 from session.transcript import Message
 from session.turn import MainSession
@@ -55,6 +56,8 @@ class Delivery:
 
     feed: Feed
     memory: MemoryClient
+    # Told updates a person with no device connected is notified of.
+    notices: Outbox
 
 
 class TurnRunner:
@@ -200,7 +203,11 @@ class TurnRunner:
             said = await self._main.tell(context, update)
             fault_point("session.telling_ready")
             told = await self._store.transcript.append_told(
-                context.conversation, update.id, said.text, context.model_conversation.id
+                context.conversation,
+                update.id,
+                said.text,
+                context.model_conversation.id,
+                then=self._delivery.notices.told(conversation.person, update.kind),
             )
             self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})

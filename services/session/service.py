@@ -13,6 +13,7 @@ from session.devices import Devices
 from session.erasure import Removed, Standing, signed_in
 from session.feed import Feed
 from session.memory_client import MemoryClient
+from session.notify.presence import Presence
 from session.person_service import SIGNED_OUT
 from session.runner import TurnRunner
 from session.store import ConversationStore
@@ -50,6 +51,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         secret: str,
         standing: Standing,
         devices: Devices,
+        presence: Presence,
     ) -> None:
         self._conversations = store.conversations
         self._transcript = store.transcript
@@ -61,6 +63,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         self._secret = secret
         self._standing = standing
         self._devices = devices
+        self._presence = presence
 
     async def Open(
         self,
@@ -119,20 +122,25 @@ class SessionService(session_pb2_grpc.SessionServicer):
         conversation = await self._conversations.conversation_of(identity.person)
         last = request.since
         activity = self._feed.subscribe(conversation.id)
-        try:
-            while not self._feed.closed:
-                signal = self._feed.signal(conversation.id)
-                for message in await self._transcript.since(conversation.id, last):
-                    yield to_event(message)
-                    last = message.seq
-                while not activity.empty():
-                    line = activity.get_nowait()
-                    yield session_pb2.ConversationEvent(activity=session_pb2.Activity(text=line))
-                await self._feed.wait(signal)
-                # A removal of the person wakes every follower: each device is signed out.
-                await self._may_serve(identity.person, context)
-        finally:
-            self._feed.unsubscribe(conversation.id, activity)
+        # While a device follows, what Violet tells reaches it here, not as a notification.
+        async with self._presence.following(identity.person) as follower:
+            try:
+                while not self._feed.closed:
+                    signal = self._feed.signal(conversation.id)
+                    for message in await self._transcript.since(conversation.id, last):
+                        yield to_event(message)
+                        last = message.seq
+                    while not activity.empty():
+                        line = activity.get_nowait()
+                        yield session_pb2.ConversationEvent(
+                            activity=session_pb2.Activity(text=line)
+                        )
+                    await self._feed.wait(signal)
+                    await follower.renew_if_due()
+                    # A removal of the person wakes every follower: each device is signed out.
+                    await self._may_serve(identity.person, context)
+            finally:
+                self._feed.unsubscribe(conversation.id, activity)
 
     async def Deliver(
         self,

@@ -46,6 +46,26 @@ class SessionSettings(CommonSettings):
         ge=1,
         description="Days finished work is kept before the daily pass removes it; unset: ever.",
     )
+    vapid_private_key: str = Field(
+        default="",
+        repr=False,
+        description="The key notifications are signed with (PEM, P-256); default a key made in "
+        "home.",
+    )
+    vapid_subject: str = Field(
+        default="mailto:violet@localhost",
+        description="Who push services may contact about the notifications: mailto: or https:.",
+    )
+    push_group_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a notification waits for others finishing close to it, to go as one.",
+    )
+    fetch_block_private: bool = Field(
+        default=True,
+        description="Refuse notification addresses on loopback, private and link-local "
+        "addresses, and plain http (false: tests).",
+    )
     budget_warn_share: float = Field(
         default=0.8, gt=0, lt=1, description="The share of a limit at which the person is told."
     )

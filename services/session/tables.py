@@ -256,3 +256,56 @@ retention_passes = Table(
     Column("holder", String(80), nullable=True),
     Column("until", UtcDateTime(), nullable=True),
 )
+
+# Where each of a person's browsers (or, later, native apps) takes notifications, one per device:
+# the device's own id for itself, and its push service's address with the browser's keys.
+push_subscriptions = Table(
+    "push_subscriptions",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("device", String(128), primary_key=True),
+    # "webpush" (RFC 8030); the kind names the sender that reaches it.
+    Column("kind", String(16), nullable=False),
+    Column("endpoint", String(1024), nullable=False),
+    Column("p256dh", String(128), nullable=False),
+    Column("auth", String(64), nullable=False),
+    # Whether a notification may show what Violet said.
+    Column("previews", Boolean, nullable=False, default=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("updated_at", UtcDateTime(), nullable=False),
+)
+
+# The conversation's followers (each a connected device, through a gateway) while they follow:
+# a lease renewed as they go, so one whose replica stopped counts no longer once it runs out.
+presence = Table(
+    "presence",
+    metadata,
+    Column("follower", String(40), primary_key=True),
+    Column("person", String(200), nullable=False),
+    Column("until", UtcDateTime(), nullable=False),
+    Index("ix_presence_person", "person", "until"),
+)
+
+# Violet's messages told while none of the person's devices followed, to be notified: written
+# with the message, removed once every device of the person took the notification (or none
+# needs it any more). Rows of a person sent together make one notification.
+push_outbox = Table(
+    "push_outbox",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("person", String(200), nullable=False),
+    Column("seq", Integer, nullable=False),
+    # The update it told: "result", "approval" or "check_in".
+    Column("kind", String(20), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    # Not sent before: the grouping delay at first, then each retry's.
+    Column("due_at", UtcDateTime(), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    # The replica sending it now: a lease, so one replica sends a group and a stopped one's
+    # rows are taken over.
+    Column("holder", String(80), nullable=True),
+    Column("until", UtcDateTime(), nullable=True),
+    Index("ix_push_outbox_due", "due_at"),
+    Index("ix_push_outbox_person", "person"),
+    sqlite_autoincrement=True,
+)

@@ -113,12 +113,20 @@ class Transcript:
         )
 
     async def append_told(
-        self, conversation: Conversation, update_id: int, text_: str, model_conversation: str
+        self,
+        conversation: Conversation,
+        update_id: int,
+        text_: str,
+        model_conversation: str,
+        then: Callable[[AsyncSession, int], Awaitable[None]] | None = None,
     ) -> Message:
-        """Stores Violet's telling of a work update and marks the update told, together."""
+        """Stores Violet's telling of a work update and marks the update told, together; `then`
+        is done in the same transaction."""
 
         async def mark_told(tx: AsyncSession, seq: int) -> None:
             await tx.execute(update(updates).where(updates.c.id == update_id).values(told_seq=seq))
+            if then is not None:
+                await then(tx, seq)
 
         return await self._append(
             conversation,

@@ -16,16 +16,15 @@ Search goes to the provider at `VIOLET_SEARCH_URL`, which speaks one small JSON 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import re
-import socket
-from collections.abc import Iterable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
-import httpcore
 import httpx
+
+from violet.public_net import NotPublic, public_transport
+from violet.public_net import is_public as is_public  # still named here by the worker's callers
 
 MAX_REDIRECTS = 5
 MAX_TEXT_CHARS = 20_000
@@ -110,73 +109,6 @@ def readable(html: str) -> tuple[str, str]:
     return title, "\n".join(kept)
 
 
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def is_public(address: str) -> bool:
-    """Whether an address is on the public internet, an IPv4 address carried inside an IPv6 one
-    (mapped, NAT64, 6to4, Teredo) included."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if not ip.is_global or ip.is_multicast:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address):
-        carried = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
-        if ip in _NAT64:
-            carried.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
-        return all(is_public(str(inner)) for inner in carried if inner is not None)
-    return True
-
-
-class NotPublic(httpcore.ConnectError):
-    """A page's host resolves to an address that is not public."""
-
-
-class _PublicAddressesOnly(httpcore.AsyncNetworkBackend):
-    """Opens connections only to public addresses: resolves the host itself, checks every
-    answer, and connects to a checked one."""
-
-    def __init__(self) -> None:
-        self._backend = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[tuple] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        try:
-            answers = await asyncio.get_running_loop().getaddrinfo(
-                host, port, type=socket.SOCK_STREAM
-            )
-        except OSError as error:
-            raise httpcore.ConnectError(f"{host} could not be found") from error
-        addresses = [str(answer[4][0]) for answer in answers]
-        if not addresses or not all(is_public(address) for address in addresses):
-            raise NotPublic(host)
-        return await self._backend.connect_tcp(
-            addresses[0], port, timeout, local_address, socket_options
-        )
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[tuple] | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        raise NotPublic(path)
-
-    async def sleep(self, seconds: float) -> None:
-        await self._backend.sleep(seconds)
-
-
-def _public_transport() -> httpx.AsyncHTTPTransport:
-    transport = httpx.AsyncHTTPTransport()
-    # httpx has no setting for the network backend: the pool is made again with ours.
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=httpx.create_ssl_context(), network_backend=_PublicAddressesOnly()
-    )
-    return transport
-
-
 def _check_scheme(url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -196,7 +128,7 @@ class Web:
             timeout=httpx.Timeout(timeout_s),
             follow_redirects=False,
             headers={"User-Agent": USER_AGENT},
-            transport=_public_transport() if block_private else None,
+            transport=public_transport() if block_private else None,
             trust_env=False,
         )
         # The search provider is the operator's choice, wherever it runs.

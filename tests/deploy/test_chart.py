@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from violet.keyring import parse_keyring
+from violet.push import VapidKeys, from_b64url
 
 REPO = Path(__file__).resolve().parents[2]
 CHART = REPO / "deploy" / "helm" / "violet"
@@ -41,6 +42,7 @@ SECRET_KEYS = {
     "VIOLET_OIDC_CLIENT_SECRET",
     "QDRANT__SERVICE__API_KEY",
     "VIOLET_KEY_ENCRYPTION_KEYS",
+    "VIOLET_VAPID_PRIVATE_KEY",
 }
 POD_OWNERS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 
@@ -470,6 +472,9 @@ def test_generated_secrets_agree_between_the_release_and_the_migration_hook() ->
     assert release == hook
     assert len(release["VIOLET_SECRET"]) >= 32
     assert parse_keyring(release["VIOLET_KEY_ENCRYPTION_KEYS"]).current.startswith("k")
+    # The notifications' signing key, made by Helm, is one the session can sign with.
+    vapid = VapidKeys.from_pem(release["VIOLET_VAPID_PRIVATE_KEY"])
+    assert len(from_b64url(vapid.public_key_b64)) == 65
     assert (
         f":{release['POSTGRES_PASSWORD']}@{RELEASE}-postgresql:5432/"
         in release["VIOLET_DATABASE_URL"]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gateway import frames
-from gateway.frames import DocumentRequest, FrameError, Hello, MemoryRequest, Say
+from gateway.frames import DocumentRequest, FrameError, Hello, MemoryRequest, PushRequest, Say
 from gateway.live import say_id, stored_id
 
 
@@ -197,3 +197,45 @@ def test_outgoing_frames_refuse_keys_off_the_allow_list() -> None:
 )
 def test_a_stored_id_goes_back_as_sent_and_an_odd_one_as_it_is(stored: str, sent: object) -> None:
     assert say_id(stored) == sent
+
+
+def test_push_frames_name_the_browser_and_carry_its_subscription_flat() -> None:
+    assert frames.parse('{"type":"push.get","device":"d1"}') == PushRequest("get", "d1")
+    assert frames.parse('{"type":"push.off","device":"d1"}') == PushRequest("off", "d1")
+    on = {"type": "push.on", "device": "d1", "endpoint": "https://p.example/x", "p256dh": "BA"}
+    assert frames.parse(json.dumps({**on, "auth": "q", "previews": True})) == PushRequest(
+        "on", "d1", "https://p.example/x", "BA", "q", True
+    )
+    assert frames.parse(json.dumps({**on, "auth": "q"})).previews is False  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "push.get"},
+        {"type": "push.off", "device": ""},
+        {"type": "push.get", "device": "d" * 129},
+        {"type": "push.on", "device": "d1", "endpoint": "https://p.example/x", "p256dh": "BA"},
+        {"type": "push.on", "device": "d1", "endpoint": "e" * 1025, "p256dh": "BA", "auth": "q"},
+        {"type": "push.on", "device": "d1", "endpoint": "x", "p256dh": "B", "auth": 7},
+        {
+            "type": "push.on",
+            "device": "d1",
+            "endpoint": "x",
+            "p256dh": "B",
+            "auth": "q",
+            "previews": 1,
+        },
+    ],
+)
+def test_a_push_frame_missing_its_parts_is_a_bad_frame(frame: dict) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(json.dumps(frame))
+    assert error.value.code == "bad_frame"
+
+
+def test_the_push_frame_says_only_the_key_and_this_browsers_state() -> None:
+    sent = json.loads(frames.outgoing("push", key="BK", on=True, previews=False))
+    assert sent == {"type": "push", "key": "BK", "on": True, "previews": False}
+    with pytest.raises(ValueError):
+        frames.outgoing("push", key="BK", on=True, previews=False, endpoint="https://p.example")

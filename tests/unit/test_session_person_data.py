@@ -28,8 +28,17 @@ from session.archive import Archive, BrokenExport
 from session.devices import Devices
 from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
 from session.feed import Feed
+from session.notify.subscriptions import Subscription, Subscriptions
 from session.store import ConversationStore
-from session.tables import account_notices, erased_usage, messages, metadata, removals
+from session.tables import (
+    account_notices,
+    erased_usage,
+    messages,
+    metadata,
+    presence,
+    push_outbox,
+    removals,
+)
 from session.turn_lock import turn_lock
 from tests.support.session_db import session_settings
 from tests.support.waiting import eventually
@@ -38,6 +47,7 @@ from violet.channels import Peers
 from violet.identity import acting_for, authenticate
 from violet.keyring import ApiKey, resolve_keyring
 from violet.models.usage import UsageRow
+from violet.push import PushAddress
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
 SECRET = "test-secret-person-data"
@@ -220,6 +230,15 @@ async def fill(place: Place, person: str) -> None:
         await accounts.record_usage(person, [_usage(0.25)])
         await accounts.set_budget(person, 1.0, 10.0)
         await Devices(place.db, place.clock).seen(person, f"{person}-phone", NOW, "Phone 1.0")
+        browser = PushAddress("webpush", f"https://push.example/{person}", "key", "secret")
+        subscription = Subscription(f"{person}-browser", browser, previews=True)
+        await Subscriptions(place.db, place.clock).keep(person, subscription)
+        async with place.db() as tx, tx.begin():
+            await tx.execute(
+                insert(presence).values(follower=f"{person}-f", person=person, until=NOW)
+            )
+            waiting = {"seq": 2, "kind": "result", "created_at": NOW, "due_at": NOW, "attempts": 0}
+            await tx.execute(insert(push_outbox).values(person=person, **waiting))
 
 
 def accounts_of(place: Place) -> Accounts:
@@ -295,6 +314,15 @@ async def test_the_archive_holds_the_person_and_nobody_else(place: Place) -> Non
     assert archive.read(data["documents"][0]["file"]) == b"ferry at 7:40"
     assert data["approvals"] == []
     assert data["devices"][0]["agent"] == "Phone 1.0"
+    assert data["notifications"] == [
+        {
+            "service": "push.example",
+            "address": "https://push.example/ann",
+            "previews": True,
+            "since": "2026-12-03T10:00:00Z",
+            "changed": "2026-12-03T10:00:00Z",
+        }
+    ]
     assert data["usage"][0]["cost_usd"] == pytest.approx(0.25)
     assert data["account"]["own_key"]["ending"] == "ABCD"
     assert data["account"]["budget"] == {"day_usd": 1.0, "month_usd": 10.0}

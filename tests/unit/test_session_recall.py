@@ -18,6 +18,7 @@ from session.actions import MainActions
 from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient, RecallMissed
+from session.notify.outbox import Outbox
 from session.runner import Delivery, Replica, TurnRunner
 from session.store import ConversationStore
 from session.turn import MainSession
@@ -151,7 +152,7 @@ async def answered_without_memory(tmp_path: Path, question: str) -> tuple[str, F
             store,
             main,
             Fold(model, store, window, "replica"),
-            Delivery(Feed(poll_s=1.0), memory),  # type: ignore[arg-type]
+            Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
             Replica("replica", SECRET, turn_lock(sessions, "replica", 5.0)),
         )
         conversation = await store.conversations.conversation_of("ana")

@@ -17,6 +17,7 @@ from session.actions import MainActions
 from session.conversations import Conversation
 from session.feed import Feed
 from session.fold import Fold
+from session.notify.outbox import Outbox
 from session.runner import Delivery, Replica, TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
@@ -73,7 +74,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
             store,
             main,
             Fold(model, store, window, REPLICA),
-            Delivery(Feed(poll_s=1.0), memory),  # type: ignore[arg-type]
+            Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
             Replica(REPLICA, "a secret only this test knows", turn_lock(sessions, REPLICA, 5.0)),
         )
         conversation = await store.conversations.conversation_of("ana")
@@ -206,7 +207,7 @@ async def test_past_the_backlog_a_new_persons_say_is_refused_but_a_waiting_perso
             store,
             MainSession(model, store.pins, memory, actions, window),  # type: ignore[arg-type]
             Fold(model, store, window, REPLICA),
-            Delivery(Feed(poll_s=1.0), memory),  # type: ignore[arg-type]
+            Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
             Replica(REPLICA, "a secret only this test knows", turn_lock(sessions, REPLICA, 5.0)),
             backlog=1,
         )

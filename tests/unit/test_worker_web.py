@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from tests.support.web import LocalWeb
-from worker import web as web_module
+from violet import public_net
 from worker.settings import WorkerSettings
 from worker.web import Web, WebError, is_public, readable
 
@@ -111,7 +111,7 @@ async def test_a_redirect_to_a_private_address_is_refused(
     local_web: LocalWeb, guarded: Web, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The local web stands in for a public site; 127.0.0.2 is the private address behind it.
-    monkeypatch.setattr(web_module, "is_public", lambda address: address == "127.0.0.1")
+    monkeypatch.setattr(public_net, "is_public", lambda address: address == "127.0.0.1")
     inside = local_web.add_page("/inside", "Inside", "Private.").replace("127.0.0.1", "127.0.0.2")
     hop = local_web.add_redirect("/hop-inside", inside)
     served = len(local_web.requests)

@@ -207,6 +207,9 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- $made := printf "k%s:%s" (randAlphaNum 8 | lower) (randBytes 32) }}
 {{- $_ := set .Values.secrets "keyEncryptionKeys" (get $existing "VIOLET_KEY_ENCRYPTION_KEYS" | b64dec | default $made) }}
 {{- end }}
+{{- if not .Values.secrets.vapidPrivateKey }}
+{{- $_ := set .Values.secrets "vapidPrivateKey" (get $existing "VIOLET_VAPID_PRIVATE_KEY" | b64dec | default (genPrivateKey "ecdsa")) }}
+{{- end }}
 {{- if and .Values.qdrant.enabled (not .Values.qdrant.apiKey) }}
 {{- $_ := set .Values.qdrant "apiKey" (get $existing "VIOLET_QDRANT_API_KEY" | b64dec | default (randAlphaNum 40)) }}
 {{- end }}
@@ -232,6 +235,7 @@ VIOLET_SECRET: {{ .Values.secrets.tokenSecret | b64enc | quote }}
 VIOLET_DATABASE_URL: {{ include "violet.databaseUrl" . | b64enc | quote }}
 VIOLET_DATABASE_SERVICE_PASSWORD: {{ .Values.secrets.databaseServicePassword | b64enc | quote }}
 VIOLET_KEY_ENCRYPTION_KEYS: {{ .Values.secrets.keyEncryptionKeys | b64enc | quote }}
+VIOLET_VAPID_PRIVATE_KEY: {{ .Values.secrets.vapidPrivateKey | b64enc | quote }}
 {{- with .Values.secrets.anthropicApiKey }}
 ANTHROPIC_API_KEY: {{ . | b64enc | quote }}
 {{- end }}
@@ -670,6 +674,12 @@ model API, the internet, the sign-in issuer, and the telemetry endpoint. Takes r
     {{- range $values.networkPolicy.internetPorts }}
     - {port: {{ . }}, protocol: TCP}
     {{- end }}
+{{- end }}
+{{- if has "pushServices" .needs }}
+- to:
+    {{- toYaml $values.networkPolicy.publicPeers | nindent 4 }}
+  ports:
+    - {port: 443, protocol: TCP}
 {{- end }}
 {{- if and (has "identityProvider" .needs) $values.oidc.issuer }}
 - to:

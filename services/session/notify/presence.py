@@ -1,0 +1,78 @@
+"""Which of a person's devices follow the conversation now, on any replica: a notification is
+for a person none of whose devices does.
+
+Each follower (one device's stream, through a gateway) is a row with an expiry, renewed while it
+follows and removed when it stops; a replica that stopped without removing its rows stops
+counting once they expire.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+
+from sqlalchemy import Exists, delete, exists, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from session.tables import presence
+from violet.clock import Clock, utc_now
+
+# How long a follower counts without renewing: a few of the streams' safety-net wake-ups.
+PRESENCE_S = 150.0
+# A follower renews once this much of it has passed.
+RENEW_AFTER_S = PRESENCE_S / 3
+
+
+class Follower:
+    """One device's stream, counted as present while it renews."""
+
+    def __init__(self, presence: Presence, key: str, until: datetime) -> None:
+        self._presence = presence
+        self._key = key
+        self._until = until
+
+    async def renew_if_due(self) -> None:
+        if self._until - self._presence.now() < timedelta(seconds=PRESENCE_S - RENEW_AFTER_S):
+            self._until = await self._presence.renew(self._key)
+
+
+class Presence:
+    def __init__(self, db: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+        self._db = db
+        self._clock = clock
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    @contextlib.asynccontextmanager
+    async def following(self, person: str) -> AsyncIterator[Follower]:
+        key = uuid.uuid4().hex
+        until = self._until()
+        async with self._db() as tx, tx.begin():
+            await tx.execute(insert(presence).values(follower=key, person=person, until=until))
+        try:
+            yield Follower(self, key, until)
+        finally:
+            async with self._db() as tx, tx.begin():
+                await tx.execute(delete(presence).where(presence.c.follower == key))
+
+    async def renew(self, key: str) -> datetime:
+        until = self._until()
+        async with self._db() as tx, tx.begin():
+            await tx.execute(update(presence).where(presence.c.follower == key).values(until=until))
+        return until
+
+    async def here(self, person: str) -> bool:
+        """Whether any device of the person follows the conversation now."""
+        async with self._db() as db:
+            return bool(await db.scalar(select(anyone_here(person, self._clock()))))
+
+    def _until(self) -> datetime:
+        return self._clock() + timedelta(seconds=PRESENCE_S)
+
+
+def anyone_here(person: str, moment: datetime) -> Exists:
+    """True while a follower of the person counts at `moment`."""
+    return exists().where(presence.c.person == person, presence.c.until > moment)

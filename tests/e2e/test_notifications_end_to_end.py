@@ -1,0 +1,152 @@
+"""Notifications end to end, through the phone protocol and a local push service that decrypts
+each push (RFC 8291) and checks its VAPID signature (RFC 8292): a browser turns them on, the
+person closes the page, work finishes, and exactly one notification arrives; none while a device
+is connected; a push service's "gone" removes the subscription."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.device import Device
+from tests.support.push_service import LocalPushService
+from tests.support.stack import Stack, running_stack
+from tests.support.waiting import eventually
+from violet.push import from_b64url
+
+RESULT_WAIT_S = 60.0
+# Longer than the grouping delay and a send: what a notification that should not come would take.
+QUIET_S = 4.0
+NOT_HERE = "Violet can't send notifications to this browser. Nothing was changed."
+
+
+@pytest.fixture(scope="module")
+def push() -> Iterator[LocalPushService]:
+    with LocalPushService() as service:
+        yield service
+        assert not service.rejections()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    home = tmp_path_factory.mktemp("violet-notifications")
+    # The local push service listens on loopback over http, as pages in the fetch tests do.
+    settings = {"VIOLET_FETCH_BLOCK_PRIVATE": "false", "VIOLET_PUSH_GROUP_S": "1"}
+    with running_stack(home, "postgres", env=settings) as started:
+        yield started
+
+
+async def push_frame(device: Device, frame: dict[str, Any]) -> dict[str, Any]:
+    await device.send(frame)
+    return await device.until(lambda f: f["type"] in ("push", "error"))
+
+
+async def turned_on(stack: Stack, person: str, browser: dict[str, str]) -> str:
+    """Turns notifications on from a browser of the person; its device id."""
+    device_id = uuid.uuid4().hex
+    phone, _ = await Device.open(stack.live_url, stack.token(person))
+    state = await push_frame(phone, {"type": "push.get", "device": device_id})
+    assert state["on"] is False and len(from_b64url(state["key"])) == 65
+    turning_on = {"type": "push.on", "device": device_id, "previews": False, **browser}
+    assert await push_frame(phone, turning_on) == {
+        "type": "push",
+        "key": state["key"],
+        "on": True,
+        "previews": False,
+    }
+    await phone.socket.close()
+    return device_id
+
+
+async def asked_and_left(stack: Stack, person: str, request: str) -> None:
+    """The person asks for some work and closes the page as soon as it is taken."""
+    phone, _ = await Device.open(stack.live_url, stack.token(person))
+    said = await phone.say(request)
+    await phone.until(lambda f: f["type"] == "ack" and f["id"] == said)
+    await phone.socket.close()
+
+
+async def history(stack: Stack, person: str) -> list[dict[str, Any]]:
+    phone, welcome = await Device.open(stack.live_url, stack.token(person))
+    frames = [await phone.next() for _ in range(welcome["seq"])]
+    await phone.socket.close()
+    return frames
+
+
+async def test_work_finished_while_the_page_is_closed_is_notified_once(
+    stack: Stack, push: LocalPushService
+) -> None:
+    person = "notified-" + uuid.uuid4().hex[:6]
+    browser = push.subscription(person)
+    await turned_on(stack, person, browser)
+
+    await asked_and_left(stack, person, "write a note about the school picnic on Saturday")
+    [received] = await eventually(
+        lambda: push.received(person), "a notification", timeout_s=RESULT_WAIT_S
+    )
+    assert received.notice["title"] == "Violet"
+    assert received.notice["body"] == "Violet finished something for you."
+    await asyncio.sleep(QUIET_S)
+    assert len(push.received(person)) == 1
+
+    # Tapping it opens the conversation at the message it is about: Violet's result.
+    told = {frame["seq"]: frame for frame in await history(stack, person)}
+    result = told[received.notice["seq"]]
+    assert result["from"] == "violet" and "reply_to" not in result
+    assert received.notice["tag"] == f"violet-{received.notice['seq']}"
+
+
+async def test_no_notification_while_a_device_is_connected(
+    stack: Stack, push: LocalPushService
+) -> None:
+    person = "connected-" + uuid.uuid4().hex[:6]
+    browser = push.subscription(person)
+    await turned_on(stack, person, browser)
+
+    phone, _ = await Device.open(stack.live_url, stack.token(person))
+    await phone.say("write a list of what to pack for the beach")
+    await phone.until(
+        lambda f: f["type"] == "message" and f["from"] == "violet" and "reply_to" not in f,
+        timeout=RESULT_WAIT_S,
+    )
+    await asyncio.sleep(QUIET_S)
+    assert push.received(person) == []
+    await phone.socket.close()
+
+
+async def test_a_subscription_the_push_service_calls_gone_is_removed(
+    stack: Stack, push: LocalPushService
+) -> None:
+    person = "gone-" + uuid.uuid4().hex[:6]
+    browser = push.subscription(person)
+    device_id = await turned_on(stack, person, browser)
+    push.gone(browser["endpoint"])
+
+    await asked_and_left(stack, person, "write a note about the dentist on Monday")
+
+    async def turned_off() -> dict[str, Any] | None:
+        phone, _ = await Device.open(stack.live_url, stack.token(person))
+        state = await push_frame(phone, {"type": "push.get", "device": device_id})
+        await phone.socket.close()
+        return state if state["on"] is False else None
+
+    await eventually(turned_off, "the subscription removed", timeout_s=RESULT_WAIT_S, every_s=0.5)
+    assert push.received(person) == []
+
+
+async def test_an_address_that_is_not_a_push_service_is_refused_in_plain_words(
+    stack: Stack,
+) -> None:
+    person = "refused-" + uuid.uuid4().hex[:6]
+    phone, _ = await Device.open(stack.live_url, stack.token(person))
+    fake = {"endpoint": "ftp://127.0.0.1/x", "p256dh": "AAAA", "auth": "AAAA"}
+    refused = await push_frame(phone, {"type": "push.on", "device": "d1", **fake})
+    assert refused["type"] == "error" and refused["code"] == "bad_frame"
+    assert refused["text"] == NOT_HERE
+    state = await push_frame(phone, {"type": "push.get", "device": "d1"})
+    assert state["on"] is False
+    await phone.socket.close()
