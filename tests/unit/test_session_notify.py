@@ -16,9 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.conversations import Conversation
 from session.notify.notifier import Notifier
-from session.notify.outbox import Outbox
+from session.notify.outbox import Outbox, Pending
 from session.notify.presence import Presence
 from session.notify.subscriptions import MAX_DEVICES, Subscription, Subscriptions
+from session.notify.wording import notice
 from session.store import ConversationStore
 from session.tables import push_outbox
 from tests.support.fakes import session_tables
@@ -209,3 +210,21 @@ async def test_followers_count_until_their_presence_runs_out(rig: Rig) -> None:
         rig.clock.advance(200)  # a replica that stopped without leaving
         assert not await rig.presence.here("ana")
     assert not await rig.presence.here("ana")
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "several"),
+    [
+        ("pt", "A Violet precisa do seu OK para continuar.", "A Violet tem 2 mensagens novas"),
+        ("de", "Violet braucht Ihr OK, um weiterzumachen.", "Violet hat 2 neue Nachrichten"),
+        ("xx", "Violet needs your OK before she goes on.", "Violet has 2 new messages"),
+    ],
+)
+def test_a_notification_speaks_the_persons_language(language: str, one: str, several: str) -> None:
+    approval = Pending(id=1, seq=7, kind="approval", attempts=0)
+    result = Pending(id=2, seq=9, kind="result", attempts=0)
+    assert notice([approval], language, False, {}).body == one
+    assert notice([approval, result], language, False, {}).body.startswith(several)
+    # Without previews, what Violet said never shows, whatever the texts hold.
+    private = notice([result], language, False, {9: "Your bank PIN is 4321"})
+    assert "4321" not in private.body
