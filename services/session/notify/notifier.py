@@ -26,7 +26,7 @@ from session.notify.wording import notice
 from session.tables import conversations, messages
 from violet.identity import acting_for
 from violet.metrics import NOTIFICATIONS
-from violet.push import Outcome, Pusher, Sent
+from violet.push import Notice, Outcome, Pusher, Sent
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
@@ -40,6 +40,9 @@ FIRST_RETRY_S = 60.0
 LAST_RETRY_S = 3600.0
 MAX_ATTEMPTS = 30
 LEASE_S = 60.0
+# People whose groups are sent at once: a slow push service delays a few, not everyone, and
+# the database connections stay free for turns.
+PEOPLE_AT_ONCE = 4
 
 LanguageOf = Callable[[str], Awaitable[str]]
 
@@ -68,20 +71,24 @@ class Notifier:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._outbox.written.wait(), poll_s)
+                # Cleared first: a write while this group forms wakes the next round at once.
+                self._outbox.written.clear()
                 await asyncio.sleep(group_s)
-            self._outbox.written.clear()
             try:
                 await self.send_due()
             except Exception:
                 log.exception("notifications could not be sent; they are tried again later")
 
     async def send_due(self) -> int:
-        """Sends every due group; how many were sent or dropped."""
-        handled = 0
-        for person in await self._outbox.due_people():
-            with acting_for(person):
-                handled += await self._send_group(person)
-        return handled
+        """Sends every due group, a few people at a time; how many were sent or dropped."""
+        room = asyncio.Semaphore(PEOPLE_AT_ONCE)
+
+        async def send_for(person: str) -> int:
+            async with room:
+                with acting_for(person):
+                    return await self._send_group(person)
+
+        return sum(await asyncio.gather(*map(send_for, await self._outbox.due_people())))
 
     async def _send_group(self, person: str) -> int:
         group = await self._outbox.take(person, self._replica, LEASE_S)
@@ -95,22 +102,24 @@ class Notifier:
                 await self._outbox.done(group)
                 return 1
             subscriptions = await self._subscriptions.of(person)
+            language = await self._language_of(person)
+            previews = any(each.previews for each in subscriptions)
+            texts = await self._texts(person, group) if previews else {}
             sent = await asyncio.gather(
-                *(self._push(person, group, each) for each in subscriptions)
+                *(
+                    self._push(person, each, notice(group, language, each.previews, texts))
+                    for each in subscriptions
+                )
             )
             span.set_attribute("violet.notify.devices", len(subscriptions))
             await self._settle(group, [s for s in sent if s.outcome is Outcome.RETRY])
         return 1
 
-    async def _push(self, person: str, group: list[Pending], subscription: Subscription) -> Sent:
+    async def _push(self, person: str, subscription: Subscription, told: Notice) -> Sent:
         pusher = self._pushers.get(subscription.address.kind)
         if pusher is None:
             return Sent(Outcome.FAILED, None, f"no sender for {subscription.address.kind}", None)
-        texts = await self._texts(person, group) if subscription.previews else {}
-        language = await self._language_of(person)
-        sent = await pusher.push(
-            subscription.address, notice(group, language, subscription.previews, texts)
-        )
+        sent = await pusher.push(subscription.address, told)
         NOTIFICATIONS.add(1, {"violet.notify.outcome": sent.outcome.name.lower()})
         if sent.outcome is Outcome.GONE:
             await self._subscriptions.remove(
