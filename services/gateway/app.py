@@ -39,6 +39,16 @@ PAGE_FILES = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/style.css": ("style.css", "text/css; charset=utf-8"),
+    # What a phone needs to keep the page on its home screen and open it with no connection.
+    "/manifest.webmanifest": ("manifest.webmanifest", "application/manifest+json"),
+    # Served from the root, so that it may look after every address of the page.
+    "/sw.js": ("sw.js", "text/javascript; charset=utf-8"),
+    "/icons/icon-192.png": ("icons/icon-192.png", "image/png"),
+    "/icons/icon-512.png": ("icons/icon-512.png", "image/png"),
+    "/icons/maskable-512.png": ("icons/maskable-512.png", "image/png"),
+    "/icons/apple-touch-icon.png": ("icons/apple-touch-icon.png", "image/png"),
+    # The small white shape Android shows beside a notice in the status bar.
+    "/icons/badge-96.png": ("icons/badge-96.png", "image/png"),
 }
 # A Host header that is a plain host[:port], safe to name in the page's policy.
 PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
@@ -57,13 +67,14 @@ async def _serving(peers: Peers, service: str) -> bool:
 
 
 def page_policy(host: str) -> str:
-    """The page loads only its own files and talks only to its own websocket."""
+    """The page loads only its own files (its manifest and its offline helper too) and talks
+    only to its own websocket."""
     # Some browsers do not count ws:// and wss:// as 'self', so the websocket is named outright.
     websocket = f" ws://{host} wss://{host}" if PLAIN_HOST.fullmatch(host) else ""
     return (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-        f"connect-src 'self'{websocket}; base-uri 'none'; form-action 'none'; "
-        "frame-ancestors 'none'"
+        f"connect-src 'self'{websocket}; manifest-src 'self'; worker-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 
 

@@ -4,6 +4,7 @@ Anthropic key, and their data: downloaded whole, or deleted."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -45,8 +46,10 @@ def _missing() -> str:
     return ""
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium the size of a phone, with a profile of its own (thrown away after);
+    the test is skipped, or fails on CI, where there is none."""
     reason = _missing()
     if reason:
         unavailable(f"no headless browser: {reason}")
@@ -78,10 +81,22 @@ def browser() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with chromium() as driver:
+        yield driver
+
+
 def wait_for(driver: Any, condition: Callable[[], Any], timeout: float = WAIT_S) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda _: condition())
+    # An element found may be gone when read (a message waiting to be sent is replaced by the
+    # one Violet stored): then the condition is asked again.
+    wait = WebDriverWait(
+        driver, timeout, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return wait.until(lambda _: condition())
 
 
 def css(driver: Any, selector: str) -> list[Any]:

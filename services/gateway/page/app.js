@@ -1,13 +1,23 @@
 // Violet in a browser: the chat, the memory page, the documents and the key page, spoken over
 // the phone protocol; the person's archive is the one thing fetched apart (GET /v1/export).
+// The page can live on a phone's home screen and opens with no connection (sw.js keeps its
+// files); what the person writes meanwhile is kept in this browser until Violet has it.
 "use strict";
 
 const TOKEN_KEY = "violet.token";
+// This browser's own name for Violet's notices, made once and kept.
+const DEVICE_KEY = "violet.device";
 // A sign-in under way at the identity provider: its state, nonce and code verifier, kept for
 // this tab only until the provider sends the person back.
 const SIGNING_IN_KEY = "violet.signing-in";
 const RETRY_MAX_MS = 10000;
 const RESEND_AFTER_MS = 5000;
+const OFFLINE = "Violet can't be reached right now. What you write is kept and sent when she's back.";
+// Where unsent messages are kept, so they outlive a closed page: one record a message, by id.
+const KEPT_DB = "violet";
+const KEPT_STORE = "unsent";
+// How long a message a notice was about stays marked once shown.
+const SHOWN_AGAIN_MS = 3000;
 // What the person types to delete everything; the gateway checks it too.
 const DELETE_WORDS = "delete everything";
 
@@ -19,8 +29,13 @@ const state = {
   socket: null,
   open: false,
   lastSeq: 0, // the highest seq shown; kept in memory only
-  unsent: new Map(), // say id -> text, until the ack says it is stored
+  newest: 0, // the newest seq when Violet last said welcome: the history is shown up to it
+  // say id -> {id, text, at, after, person}, in the order written, until the ack says it is
+  // stored; kept in IndexedDB too (`after` is the newest seq shown when it was written).
+  unsent: new Map(),
   retryMs: 500,
+  retryTimer: 0,
+  reveal: 0, // the seq of a message to show once it is there (a tapped notice)
   view: "chat",
   lastForgotten: null,
   openDocument: null, // the document shown: its name, title and text
@@ -28,6 +43,10 @@ const state = {
   signingOut: false,
   deleting: false, // a deletion sent, its answer not come yet
   provider: null, // where and as which client to sign in, when the gateway has a provider
+  // Violet's notices in this browser, as the gateway last told them. `key` "" means they are
+  // not offered here; `asked` is the push frame waiting for its answer ("get", "change",
+  // "refresh"), so that an error frame is known to be that answer.
+  tell: { key: "", on: false, previews: false, asked: "", refreshed: false },
 };
 
 function liveUrl() {
@@ -164,7 +183,7 @@ async function exchange(code, signingIn) {
 }
 
 // Starts the conversation of the person `token` signs in.
-function begin(token) {
+async function begin(token) {
   localStorage.setItem(TOKEN_KEY, token);
   // The token may be someone else's: start the conversation afresh.
   state.lastSeq = 0;
@@ -175,19 +194,89 @@ function begin(token) {
   el("sign-in").hidden = true;
   el("nav").hidden = false;
   show(state.view);
+  // Their messages not yet sent go first, after the next welcome, with the ids they had.
+  await restoreKept(personOf(token));
   connect();
+}
+
+// Whose the token is, as far as keeping their unsent messages goes: read, not checked (the
+// gateway checks it). A message kept for someone else is never sent for this person.
+function personOf(token) {
+  try {
+    const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(atob(part));
+    return `${claims.iss} ${claims.sub}`;
+  } catch (_) {
+    return "";
+  }
+}
+
+// Unsent messages, kept in IndexedDB so they are still there when the page opens again. Where
+// the browser keeps nothing (some private windows), they are kept while the page is open.
+
+let keptDb = null;
+
+function openKept() {
+  keptDb = keptDb || new Promise((resolve) => {
+    if (!window.indexedDB) {
+      resolve(null);
+      return;
+    }
+    const opening = indexedDB.open(KEPT_DB, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore(KEPT_STORE, { keyPath: "id" });
+    opening.onsuccess = () => resolve(opening.result);
+    opening.onerror = () => resolve(null);
+  });
+  return keptDb;
+}
+
+// Does `work` on the store in one transaction; resolves with what its request found, or with
+// nothing when the browser would not keep it (the messages are still kept while the page is).
+async function kept(mode, work) {
+  const db = await openKept();
+  if (!db) return undefined;
+  return new Promise((resolve) => {
+    try {
+      const done = db.transaction(KEPT_STORE, mode);
+      const request = work(done.objectStore(KEPT_STORE));
+      done.oncomplete = () => resolve(request.result);
+      done.onerror = () => resolve(undefined);
+      done.onabort = () => resolve(undefined);
+    } catch (_) {
+      resolve(undefined);
+    }
+  });
+}
+
+const keep = (saying) => kept("readwrite", (store) => store.put(saying));
+const unkeep = (id) => kept("readwrite", (store) => store.delete(id));
+const unkeepAll = () => kept("readwrite", (store) => store.clear());
+
+async function restoreKept(person) {
+  const says = (await kept("readonly", (store) => store.getAll())) || [];
+  says.sort((a, b) => a.at - b.at);
+  for (const saying of says) {
+    if (saying.person !== person) {
+      unkeep(saying.id);
+    } else if (!state.unsent.has(saying.id)) {
+      state.unsent.set(saying.id, saying);
+      showWaiting(saying);
+    }
+  }
 }
 
 // The connection
 
 function connect() {
+  clearTimeout(state.retryTimer);
   const token = localStorage.getItem(TOKEN_KEY);
   if (!token) {
     askToSignIn();
     return;
   }
   state.signingOut = false;
-  setConnection("Connecting to Violet…");
+  // Once Violet could not be reached, that stays said until she answers again.
+  if (!el("connection").textContent) setConnection(navigator.onLine ? "Connecting to Violet…" : OFFLINE);
   const socket = new WebSocket(liveUrl());
   state.socket = socket;
   socket.addEventListener("open", () => {
@@ -197,35 +286,56 @@ function connect() {
   socket.addEventListener("close", () => {
     if (state.socket !== socket) return;
     state.open = false;
+    markWaiting();
     if (state.signingOut) return;
-    setConnection("Can't reach Violet right now. Trying again…");
-    setTimeout(connect, state.retryMs);
+    setConnection(OFFLINE);
+    state.retryTimer = setTimeout(connect, state.retryMs);
     state.retryMs = Math.min(state.retryMs * 2, RETRY_MAX_MS);
   });
+}
+
+// The phone says its connection is gone: a socket may still look open for minutes, so it is
+// closed now and what the person writes waits in this browser.
+function wentOffline() {
+  setConnection(OFFLINE);
+  if (state.socket && state.socket.readyState <= WebSocket.OPEN) state.socket.close();
+}
+
+// The connection is back: no need to wait out the pause before the next try.
+function cameOnline() {
+  if (!localStorage.getItem(TOKEN_KEY) || state.signingOut) return;
+  if (state.socket && state.socket.readyState <= WebSocket.OPEN) return;
+  state.retryMs = 500;
+  connect();
 }
 
 function receive(frame) {
   const handlers = {
     welcome: welcomed,
     message: showMessage,
-    ack: (f) => state.unsent.delete(f.id),
+    ack: acked,
     activity: (f) => { el("activity").textContent = f.text; },
     memory: (f) => showMemories(f.items, f.told),
     documents: (f) => showDocuments(f.items),
     document: showDocument,
     account: showAccount,
     "account.deleted": accountDeleted,
+    push: showTelling,
     error: showError,
   };
   const handler = handlers[frame.type];
   if (handler) handler(frame);
 }
 
-function welcomed() {
+function welcomed(frame) {
   state.open = true;
   state.retryMs = 500;
+  state.newest = frame.seq;
   setConnection("");
+  askTelling();
   resendUnsent();
+  markWaiting();
+  revealWhenShown();
   if (state.view === "memory") send({ type: "memory.list" });
   if (state.view === "documents") send({ type: "documents.list" });
   if (state.view === "key") {
@@ -234,8 +344,10 @@ function welcomed() {
   }
 }
 
+// Sends every message not yet stored, in the order written, with the id it was given: Violet
+// stores and answers an id once, however often it comes.
 function resendUnsent() {
-  for (const [id, text] of state.unsent) send({ type: "say", id, text });
+  for (const saying of state.unsent.values()) send({ type: "say", id: saying.id, text: saying.text });
 }
 
 function showError(frame) {
@@ -248,6 +360,11 @@ function showError(frame) {
   }
   if (frame.code === "rate_limited" || frame.code === "unavailable") {
     setTimeout(resendUnsent, RESEND_AFTER_MS);
+  }
+  // Frames are answered in turn, so an error while a push frame waits is its answer.
+  if (state.tell.asked) {
+    tellingRefused(frame);
+    return;
   }
   if (state.view === "key") checking(false);
   if (state.deleting) {
@@ -263,24 +380,74 @@ function showError(frame) {
 
 // The chat
 
+function bubble(from, words) {
+  const item = document.createElement("li");
+  item.className = from === "you" ? "from-you" : "from-violet";
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = from === "you" ? "You" : "Violet";
+  const text = document.createElement("p");
+  text.className = "text";
+  text.textContent = words;
+  item.append(who, text);
+  return item;
+}
+
 function showMessage(message) {
   if (message.seq <= state.lastSeq) return;
   state.lastSeq = message.seq;
-  const item = document.createElement("li");
-  item.className = message.from === "you" ? "from-you" : "from-violet";
-  const who = document.createElement("span");
-  who.className = "who";
-  who.textContent = message.from === "you" ? "You" : "Violet";
-  const text = document.createElement("p");
-  text.className = "text";
-  text.textContent = message.text;
+  if (message.from === "you") settleWaiting(message);
+  const item = bubble(message.from, message.text);
+  item.id = `m${message.seq}`;
   const at = document.createElement("time");
   at.dateTime = message.at;
   at.textContent = clock.format(new Date(message.at));
   at.title = when.format(new Date(message.at));
-  item.append(who, text, at);
-  el("messages").append(item);
+  item.append(at);
+  // Messages still waiting to be sent stay last: they are not in the conversation yet.
+  const list = el("messages");
+  list.insertBefore(item, list.querySelector(".waiting"));
   item.scrollIntoView({ block: "end" });
+  revealWhenShown();
+}
+
+// A message written here but not yet stored by Violet, marked as waiting.
+function showWaiting(saying) {
+  const item = bubble("you", saying.text);
+  item.classList.add("waiting");
+  item.dataset.say = saying.id;
+  const mark = document.createElement("span");
+  mark.className = "mark";
+  item.append(mark);
+  el("messages").append(item);
+  markWaiting();
+  item.scrollIntoView({ block: "end" });
+}
+
+function markWaiting() {
+  const words = state.open ? "Sending…" : "Waiting to send";
+  for (const mark of el("messages").querySelectorAll(".waiting .mark")) mark.textContent = words;
+}
+
+// The message a waiting one became takes its place: the one its ack named, else the first
+// waiting one with its words written before it was stored (the ack may have been lost).
+function settleWaiting(message) {
+  const waiting = [...el("messages").querySelectorAll(".waiting")];
+  const same = waiting.find((item) => item.dataset.seq === String(message.seq))
+    || waiting.find((item) => {
+      const saying = state.unsent.get(item.dataset.say);
+      return saying && saying.text === message.text && saying.after < message.seq;
+    });
+  if (same) same.remove();
+}
+
+function acked(frame) {
+  state.unsent.delete(frame.id);
+  unkeep(frame.id);
+  const item = el("messages").querySelector(`.waiting[data-say="${CSS.escape(frame.id)}"]`);
+  if (!item) return;
+  if (frame.seq <= state.lastSeq) item.remove();
+  else item.dataset.seq = String(frame.seq); // goes when that message comes
 }
 
 function say(event) {
@@ -288,12 +455,18 @@ function say(event) {
   const box = el("say-text");
   const text = box.value.trim();
   if (!text) return;
-  const id = crypto.randomUUID();
-  state.unsent.set(id, text);
+  const saying = {
+    id: crypto.randomUUID(),
+    text,
+    at: Date.now(),
+    after: state.lastSeq,
+    person: personOf(localStorage.getItem(TOKEN_KEY) || ""),
+  };
+  state.unsent.set(saying.id, saying);
+  keep(saying);
   el("chat-problem").textContent = "";
-  if (!send({ type: "say", id, text })) {
-    el("chat-problem").textContent = "Not connected yet. Your message will go as soon as it can.";
-  }
+  showWaiting(saying);
+  send({ type: "say", id: saying.id, text });
   box.value = "";
   box.focus();
 }
@@ -619,9 +792,219 @@ function accountDeleted(frame) {
   state.open = false;
   state.lastSeq = 0;
   state.unsent.clear();
+  unkeepAll();
+  stopTellingHere();
   el("messages").replaceChildren();
   el("delete-confirm").hidden = true;
   askToSignIn("", frame.text);
+}
+
+// Violet's notices: this browser asks the gateway whether she offers them, and turns them on
+// (with the browser's own permission and address for them) or off. Where the browser can't
+// show them, an iPhone's Safari tab says how to get them: from the home screen.
+
+const NOT_ALLOWED = "Your browser is set not to let Violet tell you things. You can allow it in the browser's settings for this site, then try again.";
+const NOT_SET_UP = "That didn't work just now. Please try again in a moment.";
+const NOT_CONNECTED = "Not connected right now. Please try again in a moment.";
+// A browser with no way to reach its notice service never answers: it is given this long.
+const SET_UP_WAIT_MS = 20000;
+
+function canTell() {
+  return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+}
+
+// An iPhone shows notices only for a page added to its home screen.
+function onIphoneTab() {
+  return navigator.standalone === false;
+}
+
+function deviceId() {
+  let id = localStorage.getItem(DEVICE_KEY);
+  if (!id) {
+    id = crypto.randomUUID();
+    localStorage.setItem(DEVICE_KEY, id);
+  }
+  return id;
+}
+
+function askTelling() {
+  if (!canTell() && !onIphoneTab()) return;
+  if (send({ type: "push.get", device: deviceId() })) state.tell.asked = "get";
+}
+
+function showTelling(frame) {
+  const asked = state.tell.asked;
+  state.tell = { ...state.tell, key: frame.key, on: frame.on, previews: frame.previews, asked: "" };
+  el("tell-me").hidden = !frame.key;
+  el("tell-me-choices").hidden = !canTell();
+  showTellingChoices();
+  if (asked === "change") el("tell-me-problem").textContent = "";
+  if (frame.key && frame.on && canTell() && !state.tell.refreshed) {
+    state.tell.refreshed = true;
+    refreshTelling();
+  }
+}
+
+function showTellingChoices() {
+  const { on, previews } = state.tell;
+  el("tell-me-on").checked = on;
+  el("tell-me-on").disabled = false;
+  el("tell-me-previews").checked = on && previews;
+  el("tell-me-previews").disabled = !on;
+  el("tell-me-state").textContent = on ? "Violet will let you know here when something is ready." : "";
+}
+
+// An error frame answering a push frame: the offer stays hidden when the gateway has none, and
+// a change not made says why and puts the switches back as they were.
+function tellingRefused(frame) {
+  const asked = state.tell.asked;
+  state.tell.asked = "";
+  if (asked === "get") el("tell-me").hidden = true;
+  if (asked !== "change") return;
+  showTellingChoices();
+  el("tell-me-problem").textContent = frame.text;
+}
+
+function switchTelling() {
+  el("tell-me-problem").textContent = "";
+  if (el("tell-me-on").checked) tellHere(el("tell-me-previews").checked);
+  else stopTelling();
+}
+
+// Turns notices on, or says again what the lock screen may show: asks the browser's permission
+// (at once, while the tap still counts), gets this browser's address for notices and hands it
+// to Violet.
+async function tellHere(previews) {
+  el("tell-me-on").disabled = true;
+  el("tell-me-previews").disabled = true;
+  const allowed = await Notification.requestPermission();
+  if (allowed !== "granted") {
+    tellingFailed(NOT_ALLOWED);
+    return;
+  }
+  let address = null;
+  try {
+    address = await inTime(addressHere(state.tell.key), SET_UP_WAIT_MS);
+  } catch (_) {
+    tellingFailed(NOT_SET_UP);
+    return;
+  }
+  if (!sendTelling("change", address, previews)) tellingFailed(NOT_CONNECTED);
+}
+
+function sendTelling(asked, address, previews) {
+  const { endpoint, keys } = address.toJSON();
+  const frame = {
+    type: "push.on",
+    device: deviceId(),
+    endpoint,
+    p256dh: keys.p256dh,
+    auth: keys.auth,
+    previews,
+  };
+  if (!send(frame)) return false;
+  state.tell.asked = asked;
+  state.tell.refreshed = true; // Violet has this browser's address as it is now
+  return true;
+}
+
+function tellingFailed(problem) {
+  showTellingChoices();
+  el("tell-me-problem").textContent = problem;
+}
+
+// Violet hears first, so that a page with no connection changes nothing at all.
+async function stopTelling() {
+  if (!send({ type: "push.off", device: deviceId() })) {
+    tellingFailed(NOT_CONNECTED);
+    return;
+  }
+  state.tell.asked = "change";
+  el("tell-me-on").disabled = true;
+  el("tell-me-previews").disabled = true;
+  await stopTellingHere();
+}
+
+// This browser stops taking notices for Violet, whatever Violet keeps.
+async function stopTellingHere() {
+  try {
+    const address = await currentAddress();
+    if (address) await address.unsubscribe();
+  } catch (_) {
+    // Nothing to stop here.
+  }
+}
+
+async function currentAddress() {
+  if (!canTell()) return null;
+  const helper = await navigator.serviceWorker.ready;
+  return helper.pushManager.getSubscription();
+}
+
+// This browser's address for Violet's notices, made for the server's key `key`; an address
+// made for another key (the server's key was changed) is given up for a new one.
+async function addressHere(key) {
+  const helper = await navigator.serviceWorker.ready;
+  const wanted = bytesOf(key);
+  const old = await helper.pushManager.getSubscription();
+  const oldKey = old && old.options.applicationServerKey;
+  if (oldKey && new Uint8Array(oldKey).join() === wanted.join()) return old;
+  if (old) await old.unsubscribe();
+  return helper.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: wanted });
+}
+
+function inTime(promise, ms) {
+  const late = new Promise((_, fail) => setTimeout(() => fail(new Error("no answer")), ms));
+  return Promise.race([promise, late]);
+}
+
+function bytesOf(base64urlText) {
+  const plain = atob(base64urlText.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(plain, (letter) => letter.charCodeAt(0));
+}
+
+// Once a page: Violet gets this browser's address again, as a browser may change it, or hears
+// that notices are off here now (the person took back the browser's permission).
+async function refreshTelling() {
+  try {
+    if (Notification.permission === "granted") {
+      const address = await inTime(addressHere(state.tell.key), SET_UP_WAIT_MS);
+      if (sendTelling("refresh", address, state.tell.previews)) return;
+    }
+  } catch (_) {
+    // No address to be had: notices can't reach this browser any more.
+  }
+  if (send({ type: "push.off", device: deviceId() })) state.tell.asked = "refresh";
+}
+
+// The page's files are kept by sw.js, so the page opens with no connection; sw.js also brings
+// the page to the message a tapped notice was about.
+function keepForOffline() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/sw.js").catch(() => {
+    // Without it the page still works, only not offline.
+  });
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    const seq = event.data && event.data.type === "open" ? Number(event.data.seq) : 0;
+    if (!seq) return;
+    state.reveal = seq;
+    revealWhenShown();
+  });
+  navigator.serviceWorker.startMessages();
+}
+
+// Scrolls to the message a tapped notice was about and marks it for a moment, once the history
+// is shown up to it.
+function revealWhenShown() {
+  if (!state.reveal || !state.open || state.lastSeq < Math.max(state.newest, state.reveal)) return;
+  const item = el(`m${state.reveal}`);
+  state.reveal = 0;
+  if (location.hash) history.replaceState(null, "", "/");
+  if (!item) return;
+  if (state.view !== "chat") show("chat");
+  item.scrollIntoView({ block: "center" });
+  item.classList.add("shown-again");
+  setTimeout(() => item.classList.remove("shown-again"), SHOWN_AGAIN_MS);
 }
 
 // Switching pages
@@ -698,14 +1081,17 @@ function start() {
   );
   el("delete-form").addEventListener("submit", deleteEverything);
   el("delete-no").addEventListener("click", closeDeleteEverything);
+  el("tell-me-on").addEventListener("change", switchTelling);
+  el("tell-me-previews").addEventListener("change", () => tellHere(el("tell-me-previews").checked));
+  window.addEventListener("offline", wentOffline);
+  window.addEventListener("online", cameOnline);
+  keepForOffline();
+  const opened = /^#m(\d+)$/.exec(location.hash);
+  if (opened) state.reveal = Number(opened[1]);
   if (backFromProvider()) return;
-  if (localStorage.getItem(TOKEN_KEY)) {
-    el("nav").hidden = false;
-    show("chat");
-    connect();
-  } else {
-    askToSignIn();
-  }
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) begin(token);
+  else askToSignIn();
 }
 
 start();
