@@ -125,20 +125,26 @@ class SessionService(session_pb2_grpc.SessionServicer):
         # While a device follows, what Violet tells reaches it here, not as a notification.
         async with self._presence.following(identity.person) as follower:
             try:
+                woken = False
                 while not self._feed.closed:
                     signal = self._feed.signal(conversation.id)
-                    for message in await self._transcript.since(conversation.id, last):
+                    news = await self._transcript.since(conversation.id, last)
+                    lines = [activity.get_nowait() for _ in range(activity.qsize())]
+                    if woken and not news and not lines:
+                        # A removal wakes every follower with nothing new (before and after it
+                        # erases), as does the safety-net poll: the device is signed out then.
+                        # A wake that brings news needs no second read of the standing.
+                        await self._may_serve(identity.person, context)
+                    for message in news:
                         yield to_event(message)
                         last = message.seq
-                    while not activity.empty():
-                        line = activity.get_nowait()
+                    for line in lines:
                         yield session_pb2.ConversationEvent(
                             activity=session_pb2.Activity(text=line)
                         )
                     await self._feed.wait(signal)
+                    woken = True
                     await follower.renew_if_due()
-                    # A removal of the person wakes every follower: each device is signed out.
-                    await self._may_serve(identity.person, context)
             finally:
                 self._feed.unsubscribe(conversation.id, activity)
 
