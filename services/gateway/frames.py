@@ -211,19 +211,18 @@ def _say(data: dict[str, Any]) -> Say:
 
 def _memory(action: str, needs_item: bool) -> Callable[[dict[str, Any]], MemoryRequest]:
     def parse_memory(data: dict[str, Any]) -> MemoryRequest:
-        item = data.get("item", "")
-        valid = isinstance(item, str) and 0 < len(item) <= MAX_ID_CHARS and "\x00" not in item
-        if needs_item and not valid:
+        item = _short_text(data.get("item"), MAX_ID_CHARS)
+        if needs_item and item is None:
             raise FrameError("bad_frame", 'Say which "item" you mean.')
-        return MemoryRequest(action, item if needs_item else "")
+        return MemoryRequest(action, (item or "") if needs_item else "")
 
     return parse_memory
 
 
 def _document(action: str) -> Callable[[dict[str, Any]], DocumentRequest]:
     def parse_document(data: dict[str, Any]) -> DocumentRequest:
-        name = data.get("name")
-        if not isinstance(name, str) or not 0 < len(name) <= MAX_ID_CHARS or "\x00" in name:
+        name = _short_text(data.get("name"), MAX_ID_CHARS)
+        if name is None:
             raise FrameError("bad_frame", 'Say which document you mean by its "name".')
         return DocumentRequest(action, name)
 

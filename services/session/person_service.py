@@ -4,6 +4,7 @@ gateway: the page's download and delete), and the operator's export and delete."
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime
 
 import grpc
 
@@ -13,6 +14,21 @@ from violet.identity import authenticate
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
 SIGNED_OUT = "signed out: this account was deleted"
+
+
+async def may_serve(
+    standing: Standing,
+    person: str,
+    context: grpc.aio.ServicerContext,
+    signed_in_at: datetime | None = None,
+) -> None:
+    """Ends the call with UNAUTHENTICATED unless the person may be served (`Standing.check`)."""
+    try:
+        await standing.check(person, signed_in_at)
+    except Removed:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+
+
 # What a person confirms a deletion with (docs/protocol.md), in any case and spacing.
 DELETE_CONFIRMATION = "delete everything"
 UNREACHABLE = (
@@ -84,7 +100,4 @@ class YourDataService(persons_pb2_grpc.YourDataServicer):
     async def _may_serve(
         self, person: str, signed_in_at_unix: int, context: grpc.aio.ServicerContext
     ) -> None:
-        try:
-            await self._standing.check(person, signed_in(signed_in_at_unix))
-        except Removed:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+        await may_serve(self._standing, person, context, signed_in(signed_in_at_unix))

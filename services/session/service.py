@@ -10,11 +10,11 @@ from google.protobuf.json_format import MessageToDict
 
 from session.activity import Activity
 from session.devices import Devices
-from session.erasure import Removed, Standing, signed_in
+from session.erasure import Standing, signed_in
 from session.feed import Feed
 from session.memory_client import MemoryClient
 from session.notify.presence import Presence
-from session.person_service import SIGNED_OUT
+from session.person_service import may_serve
 from session.runner import TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
@@ -195,7 +195,4 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext,
         signed_in_at: datetime | None = None,
     ) -> None:
-        try:
-            await self._standing.check(person, signed_in_at)
-        except Removed:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+        await may_serve(self._standing, person, context, signed_in_at)

@@ -6,9 +6,9 @@ import logging
 
 import grpc
 
-from session.erasure import Removed, Standing
+from session.erasure import Standing
 from session.notify.subscriptions import Subscription, Subscriptions
-from session.person_service import SIGNED_OUT
+from session.person_service import may_serve
 from violet.identity import Identity, authenticate
 from violet.push import WEB_PUSH, BadEndpoint, PushAddress, check_endpoint, check_keys
 from violet.v1 import notifications_pb2, notifications_pb2_grpc
@@ -84,10 +84,7 @@ class NotificationsService(notifications_pb2_grpc.NotificationsServicer):
 
     async def _person(self, context: grpc.aio.ServicerContext) -> Identity:
         identity = await authenticate(context, self._secret)
-        try:
-            await self._standing.check(identity.person, None)
-        except Removed:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+        await may_serve(self._standing, identity.person, context)
         return identity
 
     async def _state(self, person: str, device: str) -> notifications_pb2.PushState:
