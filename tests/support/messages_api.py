@@ -1404,6 +1404,7 @@ class MessagesAPI:
         self._promises: PromiseScript | None = None
         self._every: tuple[int, Canned] | None = None
         self._counted = 0
+        self._failed_by_count: set[str] = set()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
@@ -1475,6 +1476,7 @@ class MessagesAPI:
         with self._lock:
             self._every = (n, canned) if n > 0 and canned is not None else None
             self._counted = 0
+            self._failed_by_count.clear()
 
     def fail_tool(self, name: str, status: int = 400) -> None:
         """Every structured call `name` fails with `status` until `heal_tool(name)`: a forced
@@ -1502,13 +1504,24 @@ class MessagesAPI:
         with self._lock:
             return self._promises.answer(body) if self._promises else None
 
-    def _every_nth(self) -> Canned | None:
+    def _every_nth(self, body: dict) -> Canned | None:
+        """The n-th valid request's failure. A request sent again after failing this way is
+        let through and the next one fails in its place: a busy service's failures do not
+        follow one request, and a bare count can lock onto a client whose retries come in
+        step with other clients' requests, failing it until its retry budget is spent."""
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         with self._lock:
             if self._every is None:
                 return None
             self._counted += 1
             n, canned = self._every
-            return copy.deepcopy(canned) if self._counted % n == 0 else None
+            if self._counted % n:
+                return None
+            if digest in self._failed_by_count:
+                self._counted -= 1
+                return None
+            self._failed_by_count.add(digest)
+            return copy.deepcopy(canned)
 
     def _failure_for(self, body: dict) -> Canned | None:
         choice = body.get("tool_choice") or {}
@@ -1588,7 +1601,7 @@ class MessagesAPI:
         with self._lock:
             dropped = self._ledger.check(body, betas)
         seen = without_blocks(body, dropped)
-        canned = self._every_nth() or self._failure_for(body) or self._next()
+        canned = self._every_nth(body) or self._failure_for(body) or self._next()
         if canned is not None and canned.stall_s:
             await _stall(request, canned.stall_s)
         streamed = bool(body.get("stream"))

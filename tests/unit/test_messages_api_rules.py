@@ -801,10 +801,14 @@ def test_failure_specs_over_http(messages_api):
 def test_every_nth_valid_request_fails(messages_api):
     spec = {"every": 3, "spec": {"error": {"status": 529, "type": "overloaded_error"}}}
     httpx.post(f"{messages_api.url}/_control/every", json=spec, timeout=5).raise_for_status()
-    statuses = [post(messages_api, request()).status_code for _ in range(3)]
+    asks = [request(metadata={"user_id": f"p{i}"}) for i in range(9)]
+    statuses = [post(messages_api, ask).status_code for ask in asks[:3]]
     refused(post(messages_api, request(top_n=1)))  # refused requests are not counted
-    statuses += [post(messages_api, request()).status_code for _ in range(3)]
+    statuses += [post(messages_api, ask).status_code for ask in asks[3:6]]
     assert statuses == [200, 200, 529, 200, 200, 529]
+    # a failed request sent again passes, and the next new one fails in its place
+    again = (asks[6], asks[7], asks[2], asks[8])
+    assert [post(messages_api, ask).status_code for ask in again] == [200, 200, 200, 529]
     messages_api.fail_every(0)
     assert {post(messages_api, request()).status_code for _ in range(3)} == {200}
 
