@@ -21,8 +21,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 import time
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -124,6 +126,36 @@ def is_issued_person(person: str) -> bool:
     return person.startswith(ISSUED_PERSON_PREFIX)
 
 
+class _Kept:
+    """A bounded map that forgets the entry used longest ago; safe across threads."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+# Signing and checking a token cost more CPU than the rest of a small call. A token is
+# immutable and names its own expiry, so both are kept: a checked token (by token, key and
+# audience) until its expiry, a signed internal token (by person) for half its lifetime.
+_checked = _Kept(4096)
+_signed = _Kept(4096)
+
+
 def issue_internal_token(person: str, secret: str, ttl_s: int = SERVICE_TOKEN_TTL_S) -> str:
     """An internal token: what one service sends another on the person's behalf."""
     claims = {**_claims(person, ttl_s), "aud": INTERNAL_AUDIENCE}
@@ -138,6 +170,9 @@ def issue_operator_token(secret: str, ttl_s: int = OPERATOR_TOKEN_TTL_S) -> str:
 
 
 def _verify(token: str, key: str, audience: str | None) -> Identity:
+    kept = _checked.get((token, key, audience))
+    if kept is not None and time.time() < kept[1]:
+        return Identity(person=kept[0], token=token)
     try:
         claims = jwt.decode(
             token,
@@ -149,6 +184,7 @@ def _verify(token: str, key: str, audience: str | None) -> Identity:
         )
     except jwt.PyJWTError as error:
         raise Unauthorized(str(error)) from None
+    _checked.put((token, key, audience), (claims["sub"], claims["exp"]))
     return Identity(person=claims["sub"], token=token)
 
 
@@ -196,5 +232,11 @@ async def authenticate_operator(context: grpc.aio.ServicerContext, secret: str) 
 
 
 def service_identity(person: str, secret: str) -> Identity:
-    """The person's internal identity, for a call a service makes on their behalf."""
-    return Identity(person, issue_internal_token(person, secret))
+    """The person's internal identity, for a call a service makes on their behalf: one token
+    per person, signed again once half its lifetime has passed."""
+    kept = _signed.get((person, secret))
+    if kept is not None and time.time() < kept[1]:
+        return Identity(person, kept[0])
+    token = issue_internal_token(person, secret)
+    _signed.put((person, secret), (token, time.time() + SERVICE_TOKEN_TTL_S / 2))
+    return Identity(person, token)

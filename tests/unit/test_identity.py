@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import time
+
+import jwt
 import pytest
 
+from violet import identity
 from violet.identity import (
+    SERVICE_TOKEN_TTL_S,
     Unauthorized,
     issue_internal_token,
     issue_token,
@@ -59,3 +64,31 @@ def test_an_internal_token_of_another_stack_or_expired_is_refused() -> None:
         verify_internal_token(issue_internal_token("ana", OTHER), SECRET)
     with pytest.raises(Unauthorized):
         verify_internal_token(issue_internal_token("ana", SECRET, ttl_s=-1), SECRET)
+
+
+def test_a_checked_token_is_refused_once_it_expires() -> None:
+    token = issue_token("ana", SECRET, ttl_s=1)
+    expires = jwt.decode(token, options={"verify_signature": False})["exp"]
+    assert verify_token(token, SECRET).person == "ana"  # checked, and kept
+    assert verify_token(token, SECRET).person == "ana"
+    while time.time() < expires:
+        time.sleep(0.05)
+    with pytest.raises(Unauthorized):
+        verify_token(token, SECRET)
+    with pytest.raises(Unauthorized):  # kept for one key and audience, not for another
+        verify_internal_token(issue_token("bo", SECRET, ttl_s=600), SECRET)
+
+
+def test_a_person_keeps_one_internal_token_for_half_its_lifetime(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = service_identity("cy", SECRET).token
+    assert service_identity("cy", SECRET).token == first
+    assert service_identity("dee", SECRET).token != first
+    assert service_identity("cy", OTHER).token != first
+    later = time.time() + SERVICE_TOKEN_TTL_S / 2 + 1
+    monkeypatch.setattr(identity.time, "time", lambda: later)
+    renewed = service_identity("cy", SECRET).token
+    assert renewed != first
+    assert jwt.decode(renewed, options={"verify_signature": False})["sub"] == "cy"
+
