@@ -91,4 +91,3 @@ def test_a_person_keeps_one_internal_token_for_half_its_lifetime(
     renewed = service_identity("cy", SECRET).token
     assert renewed != first
     assert jwt.decode(renewed, options={"verify_signature": False})["sub"] == "cy"
-
