@@ -148,6 +148,9 @@ class TurnRunner:
         return message or await self._store.updates.next_untold(conversation.id)
 
     async def _answer_waiting(self, conversation: Conversation) -> None:
+        """Answers what waits, under the conversation's lock. Once the lock's holder finds
+        nothing more, it is done without looking again: what arrives later on this replica
+        schedules another drain, and a replica that found the lock held tries again."""
         lock = self._replica.lock
         while await self._next(conversation) is not None:
             if not await lock.try_acquire(conversation.id):
@@ -160,6 +163,7 @@ class TurnRunner:
                         work = await self._turn(conversation, work)
                     else:
                         work = await self._tell(conversation, work)
+            return
 
     async def captured(self, conversation_id: str) -> None:
         """Returns once the conversation's captures under way here are sent (or failed): for a
