@@ -86,13 +86,16 @@ class TurnRunner:
         self._captures_of: dict[str, set[asyncio.Task[None]]] = {}
         self._stopping = False
 
-    def schedule(self, conversation: Conversation) -> None:
+    def schedule(self, conversation: Conversation, waiting: bool = False) -> None:
+        """Answers what waits in the conversation, now or after the drain under way here.
+        `waiting`: the caller has just stored a message, so the first look can be spared."""
         if self._stopping:
             return  # stored already; another replica's sweep answers it
         if conversation.id in self._tasks:
             self._again.add(conversation.id)
             return
-        self._tasks[conversation.id] = asyncio.create_task(self._drain(conversation))
+        drain = self._drain(conversation, waiting)
+        self._tasks[conversation.id] = asyncio.create_task(drain)
 
     def full(self, conversation: Conversation) -> bool:
         """Whether a say of this conversation should be refused before it is stored: the
@@ -123,12 +126,13 @@ class TurnRunner:
         running = [*self._tasks.values(), *self._captures]
         await end_within(running, grace_s)
 
-    async def _drain(self, conversation: Conversation) -> None:
+    async def _drain(self, conversation: Conversation, waiting: bool) -> None:
         try:
             with acting_for(conversation.person):  # a sweep's turn is the person's too
                 while True:
                     self._again.discard(conversation.id)
-                    await self._answer_waiting(conversation)
+                    await self._answer_waiting(conversation, waiting)
+                    waiting = False
                     if conversation.id not in self._again:
                         return
         except Exception:
@@ -147,12 +151,13 @@ class TurnRunner:
         message = await self._store.transcript.next_unanswered(conversation.id)
         return message or await self._store.updates.next_untold(conversation.id)
 
-    async def _answer_waiting(self, conversation: Conversation) -> None:
+    async def _answer_waiting(self, conversation: Conversation, waiting: bool) -> None:
         """Answers what waits, under the conversation's lock. Once the lock's holder finds
         nothing more, it is done without looking again: what arrives later on this replica
         schedules another drain, and a replica that found the lock held tries again."""
         lock = self._replica.lock
-        while await self._next(conversation) is not None:
+        while waiting or await self._next(conversation) is not None:
+            waiting = False
             if not await lock.try_acquire(conversation.id):
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue

@@ -109,7 +109,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         said = redact_keys(request.text)
         appended = await self._transcript.append_say(conversation, request.client_id, said)
         self._feed.publish(conversation.id)
-        self._runner.schedule(conversation)
+        self._runner.schedule(conversation, waiting=not appended.duplicate)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
 
     async def Follow(
