@@ -396,22 +396,29 @@ def selected(only: str, sections: Sequence[Section] = SECTIONS) -> list[Section]
 
 def parts_of(document: str, sections: Sequence[Section] = SECTIONS) -> dict[str, str]:
     """Each section's part of an existing document, found by its heading. A `## ` heading no
-    section owns stays with the part before it."""
+    section owns starts a part written by hand, kept as `after:NAME` of the section before it
+    (`after:` at the top), so a rerun of that section keeps it."""
     parts: dict[str, list[str]] = {}
-    owner = None
+    owner: str | None = None
     for line in document.splitlines():
         if line.startswith("## "):
-            owner = next((s.name for s in sections if line.startswith(s.heading)), owner)
+            owned = next((s.name for s in sections if line.startswith(s.heading)), None)
+            owner = owned or f"after:{(owner or '').removeprefix('after:')}"
         if owner is not None:
             parts.setdefault(owner, []).append(line)
     return {name: "\n".join(lines).strip() for name, lines in parts.items()}
 
 
 def merge(previous: str, fresh: dict[str, str], sections: Sequence[Section] = SECTIONS) -> str:
-    """The document with the sections just run in place of their old parts; the others are
-    kept as they were measured."""
+    """The document with the sections just run in place of their old parts; the others, and
+    the parts written by hand, are kept as they were."""
     kept = parts_of(previous, sections)
-    body = [fresh.get(s.name) or kept.get(s.name) for s in sections]
+    body = [kept.get("after:")]
+    for section in sections:
+        body += [
+            fresh.get(section.name) or kept.get(section.name),
+            kept.get(f"after:{section.name}"),
+        ]
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     ran = ", ".join(s.name for s in sections if s.name in fresh)
     header = f"""# Benchmarks

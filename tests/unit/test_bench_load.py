@@ -235,6 +235,20 @@ def test_a_partial_run_replaces_its_sections_and_keeps_the_others() -> None:
     assert [document.index(h) for h in order] == sorted(document.index(h) for h in order)
 
 
+def test_a_part_written_by_hand_stays_after_its_section_when_that_section_is_rerun() -> None:
+    previous = (
+        "# Benchmarks\n\n"
+        "## CPU per turn\n\nold cpu\n\n"
+        "## Where the CPU goes\n\nprofiles by hand\n\n### session\n\nrows\n\n"
+        "## Idle cost\n\nold idle\n"
+    )
+    assert parts_of(previous)["after:cpu"].startswith("## Where the CPU goes")
+    document = merge(previous, {"cpu": "## CPU per turn\n\nnew cpu"})
+    assert "old cpu" not in document and "profiles by hand\n\n### session\n\nrows" in document
+    order = ["new cpu", "## Where the CPU goes", "## Idle cost"]
+    assert [document.index(h) for h in order] == sorted(document.index(h) for h in order)
+
+
 def test_violet_bench_refuses_an_unknown_section_before_running_anything(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
