@@ -291,6 +291,13 @@ def _goals(data_dir: Path, out_dir: Path) -> Measured:
     return Measured(bench_load.render_goal(found), {"goals": found.as_dict()})
 
 
+def _burst(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_load
+
+    found = bench_load.measure_scripts(bench_load.burst_scripts())
+    return Measured(bench_load.render_burst(found), {"burst": found.as_dict()})
+
+
 def _cpu(data_dir: Path, out_dir: Path) -> Measured:
     from violet_cli import bench_load
 
@@ -368,6 +375,7 @@ SECTIONS = (
     Section("turns", "## Turns over the phone protocol", _turns),
     Section("load", "## People at once", _load),
     Section("goals", "## The throughput goals", _goals),
+    Section("burst", "## Bursts", _burst),
     Section("cpu", "## CPU per turn", _cpu),
     Section("idle", "## Idle cost", _idle),
     Section("first", "## First answers", _first),

@@ -8,6 +8,9 @@ the phone protocol: every say should get exactly one `message` with its `reply_t
 are counted per say (duplicates, missing), and a fact counts as recalled when the answer to its
 question quotes the value. The CPU time of each service process (and of this client) is read
 before and after; idle cost is the same reading with everyone connected and silent.
+
+Bursts (`burst`) are the same people at once, each saying things of their own, each next say a
+random pause after the previous answer arrives rather than on a schedule.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -63,6 +66,15 @@ GOAL_MEMORY_CPU_MS = 20.0
 BEFORE_MEMORY_CPU_MS = 122.0
 GOAL_IDLE_SESSION_SHARE = 0.10
 
+# Bursts (issue 30): each person says BURST_SAYS things (the fact, chat, the question), each next
+# one a uniformly random pause in BURST_PAUSE_S after the previous answer. 8 says so the question
+# comes at least 7 x 8 = 56 s (about 84 s on average) after the fact; the first say within one
+# mean pause, so 300 people offer about 300 / 12 = 25 says/s from the start, for about 2 minutes.
+BURST_PEOPLE = 300
+BURST_SAYS = 8
+BURST_PAUSE_S = (8.0, 16.0)
+BURST_FIRST_SAY_WITHIN_S = 12.0
+
 THINGS = (
     "locker number",
     "gym door code",
@@ -81,6 +93,51 @@ CHAT_LINES = (
     "The garden looks green after the rain.",
     "My sister called me this afternoon.",
 )
+# A burst's chat lines: WHO DID WHEN, each said by one person only (10 x 12 x 16 = 1920 lines).
+WHO = (
+    "My cousin",
+    "Our neighbour",
+    "The new intern",
+    "My old teacher",
+    "A friend from school",
+    "The baker downstairs",
+    "My sister",
+    "Our landlord",
+    "The bus driver",
+    "My running partner",
+)
+DID = (
+    "painted the fence",
+    "baked rye bread",
+    "lost an umbrella",
+    "started a podcast",
+    "adopted a kitten",
+    "fixed a bicycle",
+    "planted tomatoes",
+    "learned to juggle",
+    "went to Lisbon",
+    "sold an old piano",
+    "won a pub quiz",
+    "sang in a choir",
+)
+WHEN = (
+    "this morning",
+    "last night",
+    "on Sunday",
+    "yesterday afternoon",
+    "before lunch",
+    "after work",
+    "during the storm",
+    "near the market",
+    "for the first time",
+    "again today",
+    "without telling anyone",
+    "in the rain",
+    "with great care",
+    "by accident",
+    "just for fun",
+    "on a whim",
+)
 
 
 @dataclass(frozen=True)
@@ -90,6 +147,14 @@ class Script:
     lines: tuple[str, ...]
     start_s: float
     gap_s: float
+    # When set, say n (from 1) is due pauses_s[n - 1] after the answer to say n - 1 arrives.
+    pauses_s: tuple[float, ...] = ()
+
+    def due(self, number: int, began: float, answered_at: float) -> float:
+        """When say `number` is due: on the schedule, or a pause after the previous answer."""
+        if number and self.pauses_s:
+            return answered_at + self.pauses_s[number - 1]
+        return began + self.start_s + number * self.gap_s
 
 
 def scripts(
@@ -109,6 +174,28 @@ def scripts(
         lines = (f"My {thing} is {value}.", *chat, f"What is my {thing}?")
         start_s = rng.uniform(0, first_say_within_s)
         made.append(Script(f"load-{run}-{number}", str(value), lines, start_s, gap_s))
+    return made
+
+
+def burst_scripts(
+    people: int = BURST_PEOPLE,
+    seed: int = SEED,
+    says: int = BURST_SAYS,
+    pauses_s: tuple[float, float] = BURST_PAUSE_S,
+    first_say_within_s: float = BURST_FIRST_SAY_WITHIN_S,
+) -> list[Script]:
+    """People who talk in bursts: a fact, says - 2 chat lines no one else says, the question;
+    each next say a uniformly random pause in `pauses_s` after the previous answer."""
+    rng = random.Random(seed)
+    chats = says - 2
+    own = [f"{who} {did} {when}." for who in WHO for did in DID for when in WHEN]
+    lines = rng.sample(own, people * chats)
+    made = []
+    for number, script in enumerate(scripts(people, seed, first_say_within_s=first_say_within_s)):
+        chat = lines[number * chats : (number + 1) * chats]
+        pauses = tuple(rng.uniform(*pauses_s) for _ in range(says - 1))
+        fact, question = script.lines[0], script.lines[-1]
+        made.append(replace(script, lines=(fact, *chat, question), pauses_s=pauses))
     return made
 
 
@@ -205,6 +292,7 @@ class Phone:
 @dataclass
 class PersonRun:
     said: list[str] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     fact_recalled: bool = False
 
@@ -227,14 +315,17 @@ async def connect_all(url: str, tokens: Sequence[str]) -> list[Phone]:
 
 
 async def follow(phone: Phone, script: Script, began: float) -> PersonRun:
-    """One person's script, on schedule, one say at a time."""
+    """One person's script, one say at a time, each when the script says it is due."""
     run = PersonRun()
+    answered_at = began
     for number, line in enumerate(script.lines):
-        due = began + script.start_s + number * script.gap_s
+        due = script.due(number, began, answered_at)
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
         said_id = f"{script.person}-{number}"
         run.said.append(said_id)
+        run.sent_at.append(time.perf_counter())
         answered = await phone.say(said_id, line)
+        answered_at = time.perf_counter()  # or when the person gave up waiting
         if answered is None:
             continue
         latency_ms, text = answered
@@ -255,14 +346,26 @@ class LoadFigures:
     cpu: CpuUse
     settle_s: float
     load_average: float
+    # From the first say sent to the last.
+    saying_s: float = 0.0
 
     @property
     def turns_per_second(self) -> float:
         return self.tally.answered / max(1e-9, self.seconds)
 
     @property
+    def offered_per_second(self) -> float:
+        """Says sent per second, as the people sent them (they wait for answers)."""
+        return self.tally.said / max(1e-9, self.saying_s)
+
+    @property
     def recalled_share(self) -> float:
         return self.facts_recalled / max(1, self.people)
+
+    @property
+    def recalls_missed(self) -> int:
+        """Questions whose answer did not quote the fact, or that got no answer."""
+        return self.people - self.facts_recalled
 
     def cpu_per_turn_ms(self) -> dict[str, float]:
         return self.cpu.per_turn_ms(self.tally.answered)
@@ -271,14 +374,17 @@ class LoadFigures:
         return {
             "people": self.people,
             "p50_ms": round(self.latency.percentile(50)),
+            "p90_ms": round(self.latency.percentile(90)),
             "p99_ms": round(self.latency.percentile(99)),
             "turns_per_s": round(self.turns_per_second, 2),
+            "says_offered_per_s": round(self.offered_per_second, 2),
             "said": self.tally.said,
             "answered": self.tally.answered,
             "duplicates": self.tally.duplicates,
             "missing": self.tally.missing,
             "strays": self.tally.strays,
             "facts_recalled": self.facts_recalled,
+            "recalls_missed": self.recalls_missed,
             "errors": dict(self.errors),
             "cpu_ms_per_turn": {k: round(v, 1) for k, v in self.cpu_per_turn_ms().items()},
         }
@@ -331,6 +437,7 @@ async def people_at_once(
     errors: Counter[str] = Counter()
     for phone in phones:
         errors.update(phone.errors)
+    sent = [at for run in runs for at in run.sent_at] or [began]
     return LoadFigures(
         people=len(made),
         latency=Distribution([ms for run in runs for ms in run.latencies_ms] or [0.0]),
@@ -341,13 +448,19 @@ async def people_at_once(
         cpu=cpu,
         settle_s=settle_s,
         load_average=load_average,
+        saying_s=max(sent) - min(sent),
     )
 
 
 def measure_people(people: int) -> LoadFigures:
     """A fresh stack, `people` people at once."""
+    return measure_scripts(scripts(people))
+
+
+def measure_scripts(made: Sequence[Script]) -> LoadFigures:
+    """A fresh stack, everyone of `made` at once."""
     with local_stack() as stack:
-        return asyncio.run(people_at_once(stack.live_url, stack.token, stack.pids, scripts(people)))
+        return asyncio.run(people_at_once(stack.live_url, stack.token, stack.pids, made))
 
 
 def measure_load(sizes: Sequence[int] = SIZES) -> list[LoadFigures]:
@@ -389,46 +502,68 @@ def measured_on(load_average: float) -> str:
     return f"Measured on {when}, on {machine()}, load average {load_average:.1f} at the start."
 
 
-SCENARIO = (
+STACK = (
     "Each person connects through a real websocket to a local stack of the five services "
-    "(offline model, SQLite, embedded vector store), then, over about a minute, tells a fact of "
-    'their own ("My locker number is 4817.", a different value for each person), says '
-    f'{CHATS} chat lines, and asks the fact back ("What is my locker number?"): one say every '
-    f"{GAP_S:.0f} s, the first within {FIRST_SAY_WITHIN_S:.0f} s, each waiting for the previous "
-    "answer. Facts are captured in the background, so the question comes at least "
-    f"{GAP_S * (CHATS + 1):.0f} s and {CHATS} turns after the fact. Time is from sending `say` to "
+    "(offline model, SQLite, embedded vector store)"
+)
+COUNTING = (
+    "Time is from sending `say` to "
     "the `message` that answers it. A fact counts as recalled when the answer quotes its value; "
     "every say should have exactly one answer (`reply_to`), counted over the phone protocol "
     f"(a person waits at most {ANSWER_TIMEOUT_S:.0f} s for an answer before going on; a say still "
     f"unanswered {LATE_ANSWERS_S:.0f} s after the last answer is missing)."
 )
-
-
-LOAD_HEADER = (
-    "| people | says | p50 ms | p90 ms | p99 ms | turns/s | answered | duplicates | missing "
-    "| facts recalled | seconds |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+SCENARIO = (
+    f"{STACK}, then, over about a minute, tells a fact of "
+    'their own ("My locker number is 4817.", a different value for each person), says '
+    f'{CHATS} chat lines, and asks the fact back ("What is my locker number?"): one say every '
+    f"{GAP_S:.0f} s, the first within {FIRST_SAY_WITHIN_S:.0f} s, each waiting for the previous "
+    "answer. Facts are captured in the background, so the question comes at least "
+    f"{GAP_S * (CHATS + 1):.0f} s and {CHATS} turns after the fact. {COUNTING}"
+)
+_LEAST_S, _MOST_S = BURST_PAUSE_S
+BURST_SCENARIO = (
+    f"{STACK}, fresh for this run, and says {BURST_SAYS} things of their own: a fact "
+    '("My locker number is 4817.", a different value for each person), '
+    f'{BURST_SAYS - 2} chat lines nobody else says ("{WHO[0]} {DID[0]} {WHEN[0]}."), then the '
+    'question ("What is my locker number?"). The first say comes within '
+    f"{BURST_FIRST_SAY_WITHIN_S:.0f} s; each next one a uniformly random {_LEAST_S:.0f} to "
+    f"{_MOST_S:.0f} s after the previous answer arrives, not on a clock. So the question comes "
+    f"at least {(BURST_SAYS - 1) * _LEAST_S:.0f} s (about "
+    f"{(BURST_SAYS - 1) * (_LEAST_S + _MOST_S) / 2:.0f} s on average) and {BURST_SAYS - 2} turns "
+    "after the "
+    "fact, and while answers are quick each person offers one say every "
+    f"{(_LEAST_S + _MOST_S) / 2:.0f} s. {COUNTING} A recall is missed when the answer to the "
+    "question does not quote the value, or no answer came."
 )
 
 
-def _load_row(f: LoadFigures) -> str:
-    cells = (
-        f.people,
-        f.tally.said,
-        f"{f.latency.percentile(50):.0f}",
-        f"{f.latency.percentile(90):.0f}",
-        f"{f.latency.percentile(99):.0f}",
-        f"{f.turns_per_second:.1f}",
-        f.tally.answered,
-        f.tally.duplicates,
-        f.tally.missing,
-        f"{f.facts_recalled} ({f.recalled_share:.0%})",
-        f"{f.seconds:.0f}",
-    )
-    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+COLUMNS: dict[str, Callable[[LoadFigures], object]] = {
+    "people": lambda f: f.people,
+    "says": lambda f: f.tally.said,
+    "says offered/s": lambda f: f"{f.offered_per_second:.1f}",
+    "p50 ms": lambda f: f"{f.latency.percentile(50):.0f}",
+    "p90 ms": lambda f: f"{f.latency.percentile(90):.0f}",
+    "p99 ms": lambda f: f"{f.latency.percentile(99):.0f}",
+    "turns/s": lambda f: f"{f.turns_per_second:.1f}",
+    "answered": lambda f: f.tally.answered,
+    "duplicates": lambda f: f.tally.duplicates,
+    "missing": lambda f: f.tally.missing,
+    "facts recalled": lambda f: f"{f.facts_recalled} ({f.recalled_share:.0%})",
+    "recalls missed": lambda f: f.recalls_missed,
+    "seconds": lambda f: f"{f.seconds:.0f}",
+}
+LOAD_COLUMNS = [name for name in COLUMNS if name not in {"says offered/s", "recalls missed"}]
+
+
+def load_table(found: Sequence[LoadFigures], columns: Sequence[str] = LOAD_COLUMNS) -> str:
+    """A row per run of the figures `columns` names (keys of COLUMNS)."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
+    lines += ["| " + " | ".join(str(COLUMNS[c](f)) for c in columns) + " |" for f in found]
+    return "\n".join(lines)
 
 
 def render_load(found: Sequence[LoadFigures]) -> str:
-    rows = "\n".join(_load_row(f) for f in found)
     load = max((f.load_average for f in found), default=0.0)
     fewest = min((f.people for f in found), default=0)
     return f"""## People at once (`violet_cli.bench_load`)
@@ -436,8 +571,7 @@ def render_load(found: Sequence[LoadFigures]) -> str:
 {measured_on(load)} {SCENARIO}
 Each size runs on a fresh stack.
 
-{LOAD_HEADER}
-{rows}
+{load_table(found)}
 
 Each person says {CHATS + 2} things in about a minute, so {fewest} people offer
 about {_offered(fewest):.1f} says/s: while the stack keeps up, turns/s is
@@ -465,11 +599,11 @@ def _verdict(met: bool) -> str:
     return "met" if met else "not met"
 
 
-def goal_rows(found: LoadFigures) -> list[tuple[str, str, bool]]:
-    """(goal, what was measured, whether it is met) for each throughput goal."""
+def turn_goal_rows(found: LoadFigures) -> list[tuple[str, str, bool]]:
+    """(goal, what was measured, whether it is met) for the goals on answers: each say answered
+    once, the p99 wait, facts recalled."""
     t = found.tally
     p50, p99 = found.latency.percentile(50), found.latency.percentile(99)
-    memory_ms = found.cpu_per_turn_ms()["memory"]
     return [
         (
             "every say answered exactly once",
@@ -483,9 +617,18 @@ def goal_rows(found: LoadFigures) -> list[tuple[str, str, bool]]:
         ),
         (
             f"at least {GOAL_RECALLED:.0%} of facts recalled",
-            f"{found.facts_recalled} of {found.people} ({found.recalled_share:.1%})",
+            f"{found.facts_recalled} of {found.people} ({found.recalled_share:.1%}), "
+            f"{found.recalls_missed} recalls missed",
             found.recalled_share >= GOAL_RECALLED,
         ),
+    ]
+
+
+def goal_rows(found: LoadFigures) -> list[tuple[str, str, bool]]:
+    """(goal, what was measured, whether it is met) for each throughput goal."""
+    memory_ms = found.cpu_per_turn_ms()["memory"]
+    return [
+        *turn_goal_rows(found),
         (
             f"memory service CPU per turn at most {GOAL_MEMORY_CPU_MS:.0f} ms",
             f"{memory_ms:.0f} ms, {memory_ms / BEFORE_MEMORY_CPU_MS:.2f} x the "
@@ -495,20 +638,40 @@ def goal_rows(found: LoadFigures) -> list[tuple[str, str, bool]]:
     ]
 
 
+def goal_table(rows: Sequence[tuple[str, str, bool]]) -> str:
+    lines = [f"| {goal} | {measured} | {_verdict(met)} |" for goal, measured, met in rows]
+    return "\n".join(["| goal | measured | |", "|---|---|---|", *lines])
+
+
 def render_goal(found: LoadFigures) -> str:
-    rows = "\n".join(
-        f"| {goal} | {measured} | {_verdict(met)} |" for goal, measured, met in goal_rows(found)
-    )
     return f"""## The throughput goals: {found.people} people at once
 
 {measured_on(found.load_average)} {SCENARIO}
 
-| goal | measured | |
-|---|---|---|
-{rows}
+{goal_table(goal_rows(found))}
 
 Throughput {found.turns_per_second:.1f} turns/s; the last answer came {found.seconds:.0f} s
 after the first say. {_errors_line([found])}
+"""
+
+
+BURST_COLUMNS = [name for name in COLUMNS if name != "turns/s"]
+
+
+def render_burst(found: LoadFigures) -> str:
+    return f"""## Bursts: {found.people} people who talk in bursts
+
+{measured_on(found.load_average)} {BURST_SCENARIO}
+
+{load_table([found], BURST_COLUMNS)}
+
+{goal_table(turn_goal_rows(found))}
+
+While answers are quick, {found.people} people offer about
+{found.people / ((_LEAST_S + _MOST_S) / 2):.0f} says/s; says offered/s is what they sent over the
+{found.saying_s:.0f} s from the first say to the last (people wait for answers, so a slow stack
+is offered less). The last answer came
+{found.seconds:.0f} s after the first say. {_errors_line([found])}
 """
 
 

@@ -1,4 +1,5 @@
-"""`violet bench`'s people-at-once scenario, small, on a real stack: what it counts over the phone
+"""`violet bench`'s people-at-once scenario, small, on a real stack, with says on a clock and in
+bursts (each a pause after the previous answer): what it counts over the phone
 protocol (answers per say, facts recalled) agrees with the conversation each person finds on a
 new device afterwards, and each service's CPU time is read. Nothing here is timed."""
 
@@ -7,11 +8,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import websockets
 
 from tests.support.stack import running_stack
 from violet.models import JsonObject
-from violet_cli.bench_load import CLIENT, SERVICE_ORDER, people_at_once, recalled, scripts
+from violet_cli.bench_load import (
+    CLIENT,
+    SERVICE_ORDER,
+    Script,
+    burst_scripts,
+    people_at_once,
+    recalled,
+    scripts,
+)
 
 PEOPLE = 5
 RATE_LIMITS = {"VIOLET_SAYS_PER_MINUTE": "100000", "VIOLET_SAY_BURST": "1000"}
@@ -30,10 +40,14 @@ async def history(live_url: str, token: str) -> list[JsonObject]:
         return messages
 
 
+ON_A_CLOCK = scripts(PEOPLE, seed=5, gap_s=2.0, first_say_within_s=1.0)
+IN_BURSTS = burst_scripts(PEOPLE, seed=5, says=4, pauses_s=(0.2, 1.0), first_say_within_s=1.0)
+
+
+@pytest.mark.parametrize("made", [ON_A_CLOCK, IN_BURSTS], ids=["on a clock", "in bursts"])
 async def test_people_at_once_counts_each_answer_and_recall_as_the_conversation_shows(
-    tmp_path: Path,
+    tmp_path: Path, made: list[Script]
 ) -> None:
-    made = scripts(PEOPLE, seed=5, gap_s=2.0, first_say_within_s=1.0)
     with running_stack(tmp_path / "home", "sqlite", env=RATE_LIMITS) as stack:
         pids = {name: process.pid for name, process in stack.processes.items()}
         found = await people_at_once(stack.live_url, stack.token, pids, made)
@@ -45,6 +59,7 @@ async def test_people_at_once_counts_each_answer_and_recall_as_the_conversation_
     assert (found.tally.said, found.tally.answered) == (said, said)
     assert (found.tally.duplicates, found.tally.missing, found.tally.strays) == (0, 0, 0)
     assert len(found.latency.samples_ms) == said
+    assert 0 < found.saying_s <= found.seconds
     assert not found.errors
 
     question_answers = [

@@ -19,6 +19,8 @@ from violet_cli.bench_cpu import (
 )
 from violet_cli.bench_first import Answers, FirstFigures, render_first
 from violet_cli.bench_load import (
+    BURST_PAUSE_S,
+    BURST_SAYS,
     CHATS,
     CLIENT,
     SERVICE_ORDER,
@@ -26,14 +28,17 @@ from violet_cli.bench_load import (
     LoadFigures,
     Tally,
     add,
+    burst_scripts,
     goal_rows,
     recalled,
+    render_burst,
     render_cpu,
     render_goal,
     render_idle,
     render_load,
     scripts,
     tally,
+    turn_goal_rows,
 )
 from violet_cli.main import main
 
@@ -112,6 +117,37 @@ def test_scripts_are_the_same_for_the_same_seed() -> None:
     assert [s.lines for s in scripts(5, seed=9)] == [s.lines for s in scripts(5, seed=9)]
 
 
+def test_people_in_bursts_each_say_chat_lines_nobody_else_says() -> None:
+    made = burst_scripts(300, seed=4)
+    assert len({s.value for s in made}) == 300
+    chat = [line for s in made for line in s.lines[1:-1]]
+    assert len(chat) == 300 * (BURST_SAYS - 2) and len(set(chat)) == len(chat)
+    for script, plain in zip(made, scripts(300, seed=4), strict=True):
+        assert len(script.lines) == BURST_SAYS
+        assert (script.lines[0], script.lines[-1]) == (plain.lines[0], plain.lines[-1])
+        assert not any(script.value in line for line in script.lines[1:-1])
+
+
+def test_a_burst_says_each_next_thing_a_pause_in_range_after_the_previous_answer() -> None:
+    made = burst_scripts(200, seed=6)
+    least, most = BURST_PAUSE_S
+    pauses = [pause for s in made for pause in s.pauses_s]
+    assert all(len(s.pauses_s) == BURST_SAYS - 1 for s in made)
+    assert all(least <= pause <= most for pause in pauses)
+    assert min(pauses) < least + 1 and max(pauses) > most - 1  # spread over the range
+    assert all(sum(s.pauses_s) >= 56.0 for s in made)  # the question a minute after the fact
+    script = made[0]
+    assert script.due(0, began=100.0, answered_at=0.0) == 100.0 + script.start_s
+    assert script.due(3, began=100.0, answered_at=150.0) == 150.0 + script.pauses_s[2]
+    assert burst_scripts(5, seed=6) == burst_scripts(5, seed=6)
+
+
+def test_a_script_on_a_clock_does_not_wait_for_answers() -> None:
+    script = scripts(1, seed=2, gap_s=15.0)[0]
+    assert script.pauses_s == ()
+    assert script.due(2, began=100.0, answered_at=500.0) == 100.0 + script.start_s + 30.0
+
+
 # --- CPU time from /proc ------------------------------------------------------------------------
 
 
@@ -186,6 +222,26 @@ def test_the_goals_are_judged_on_the_figures() -> None:
         "| every say answered exactly once | 1190 of 1200 answered, 1 duplicates, 10 missing"
         in (render_goal(missed))
     )
+
+
+def test_the_burst_section_tells_the_offered_rate_recalls_missed_and_the_two_goals() -> None:
+    slow = [900.0] * 2300 + [4000.0] * 90
+    found = figures(300, Tally(2400, 2390, 1, 10, 0), slow, 280)
+    found.saying_s = 100.0
+    text = render_burst(found)
+    assert text.startswith("## Bursts: 300 people")
+    assert "| people | says | says offered/s | p50 ms | p90 ms | p99 ms | answered |" in text
+    assert "| 300 | 2400 | 24.0 | 900 | 900 | 4000 | 2390 | 1 | 10 | 280 (93%) | 20 | 20 |" in text
+    assert "| p99 say to answer at most 3 s | p99 4000 ms, p50 900 ms | not met |" in text
+    assert "| at least 98% of facts recalled | 280 of 300 (93.3%), 20 recalls missed | not" in text
+    assert "memory service CPU" not in text and "cores" in text and "unavailable 2" in text
+    assert [ok for _, _, ok in turn_goal_rows(found)] == [False, False, False]
+    met = figures(300, Tally(2400, 2400, 0, 0, 0), [2900.0] * 2400, 294)
+    assert [ok for _, _, ok in turn_goal_rows(met)] == [True, True, True]  # 98% exactly
+    assert "| 294 of 300 (98.0%), 6 recalls missed | met |" in render_burst(met)
+    summary = found.as_dict()
+    assert (summary["says_offered_per_s"], summary["recalls_missed"]) == (24.0, 20)
+    assert summary["p90_ms"] == 900
 
 
 def test_the_load_table_has_a_row_per_size_with_counts_and_recall() -> None:
