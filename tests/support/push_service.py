@@ -92,6 +92,7 @@ class _Browser:
     key: ec.EllipticCurvePrivateKey
     auth_secret: bytes
     gone: bool = False
+    answered_gone: int = 0  # pushes answered 410 since `gone`
     next_failure: tuple[int, str | None] | None = None  # (status, Retry-After)
 
 
@@ -139,6 +140,11 @@ class LocalPushService:
         with self._lock:
             self._browsers[endpoint].gone = True
 
+    def answered_gone(self, endpoint: str) -> int:
+        """How many pushes to `endpoint` were answered 410 (Gone)."""
+        with self._lock:
+            return self._browsers[endpoint].answered_gone
+
     def fail_next(self, endpoint: str, status: int, retry_after: str | None = None) -> None:
         """The next push to `endpoint` is answered `status` (and Retry-After, when given)."""
         with self._lock:
@@ -172,6 +178,7 @@ class LocalPushService:
             failure = browser.next_failure if browser else None
             if browser is not None:
                 browser.next_failure = None
+                browser.answered_gone += browser.gone
         if browser is None:
             return Answer(404, {})
         if browser.gone:
