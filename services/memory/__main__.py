@@ -1,11 +1,14 @@
 """`python -m memory` serves the memory service; `python -m memory migrate` only migrates;
-`python -m memory sleep` runs the nightly pass over everyone (consolidate, purge, compact)."""
+`python -m memory sleep` runs the nightly pass over everyone (consolidate, purge, compact);
+`python -m memory fit-context FILE` fits the map that makes turns' context vectors
+(`memory.context`) on a LoCoMo file's tuning conversations."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -31,6 +34,10 @@ log = logging.getLogger(__name__)
 @contextlib.asynccontextmanager
 async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
     async with personal_model(settings) as model, open_memory(settings, model) as memory:
+        # What is made at start (modules, tables, the model) lives as long as the process: the
+        # collector no longer walks it at every full collection.
+        gc.collect()
+        gc.freeze()
         secret = resolve_secret(settings.secret, settings.home)
         service = MemoryService(memory, secret)
         person_data = PersonDataService(memory.person_data, secret)
@@ -75,8 +82,32 @@ SLEEP = Command(
 )
 
 
+def fit_context(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from memory.context import CONTEXT_MAP, fit_on_file
+    from violet.embedder import get_embedder
+
+    fitted, pairs = fit_on_file(Path(args.file), get_embedder())
+    fitted.save(CONTEXT_MAP)
+    print(json.dumps({"pairs": pairs, "model": fitted.model, "written": str(CONTEXT_MAP)}))
+    return 0
+
+
+def _fit_context_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a LoCoMo file, such as locomo_dev.json")
+
+
+FIT_CONTEXT = Command(
+    "fit-context",
+    "fit the context map (memory.context) on a LoCoMo file's tuning conversations",
+    fit_context,
+    _fit_context_arguments,
+)
+
+
 def main() -> None:
-    run(NAME, MemorySettings, resources, migrate, [SLEEP])
+    run(NAME, MemorySettings, resources, migrate, [SLEEP, FIT_CONTEXT])
 
 
 if __name__ == "__main__":

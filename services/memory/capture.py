@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
+from memory.context import CONTEXT_GAP
 from memory.deeds import Deed, item_text
-from memory.indexing import index_items
+from memory.indexing import Vector, index_items
 from memory.merging import drop_vectors, give_way, plan
 from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, keep
@@ -58,8 +60,8 @@ CLAIM_LEASE = timedelta(minutes=2)
 BATCH = 32
 # An origin call that keeps failing leaves the turn with its turn item only.
 MAX_ATTEMPTS = 3
-# A turn is read together with the turn before it when that one was said this recently.
-CONTEXT_GAP = timedelta(hours=3)
+# People whose latest turn item's vector is kept (1.5 KB each).
+LATEST_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ class Capturer:
         self._model = model
         self._wanted: set[str] = set()
         self._passes: dict[str, asyncio.Task[None]] = {}
+        # Each person's latest turn item made here, with its own vector: the next turn is read
+        # after it, and its vector need not be fetched from the vector store.
+        self._latest: OrderedDict[str, tuple[str, Vector]] = OrderedDict()
 
     async def accept(self, person: str, turn: NewTurn) -> None:
         """Stores the turn and starts its background pass; returns before any model call. While
@@ -118,6 +123,7 @@ class Capturer:
         not saved yet is dropped; its turns stay stored, as do vectors it stored before saving
         (an erase removes both with the rest of the person's memory)."""
         self._wanted.discard(person)
+        self._latest.pop(person, None)
         under_way = self._passes.get(person)
         if under_way is not None:
             await cancel_all([under_way])
@@ -139,67 +145,113 @@ class Capturer:
         while True:
             async with self._store.of(person) as memory:
                 turns = await memory.claim_turns(utc_now() + CLAIM_LEASE, BATCH, after_id=after)
+                # The turn the first one is read after, in the same transaction.
+                previous = await memory.last_turn_item(turns[0].at) if turns else None
             if not turns:
                 return
-            await self._make_items(person, turns)
+            await self._make_items(person, turns, previous)
+            if len(turns) < BATCH:
+                # None was left to claim: a turn captured since kicks off another pass, and one
+                # another replica holds stays with it.
+                return
             after = turns[-1].id
 
-    async def _make_items(self, person: str, turns: Sequence[CapturedTurn]) -> None:
-        # Turn items first: they are recallable before the slower origin calls are done.
-        still_there = await self._make_turn_items(person, turns)
-        made = [await self._facts_of(person, turn) for turn in still_there]
-        facts = [fact for result in made for fact in result.items]
+    async def _make_items(
+        self, person: str, turns: Sequence[CapturedTurn], previous: Item | None
+    ) -> None:
+        # The origin calls start at once, and the turn items do not wait for them: those are
+        # recallable before slower calls are done. When the calls are done (and did not fail) by
+        # the time the turn items' vectors are stored, everything is saved in one transaction.
+        proposing = asyncio.create_task(self._propose(person, turns))
+        try:
+            made = await self._make_turn_items(person, turns, previous)
+            if not proposing.done() or proposing.exception() is not None:
+                kept = await self._save(person, made, release=False)
+                made = [m for m in made if m.turn.id in kept]
+                made = [Made(m.turn, [], m.turn_item, False, m.attempts) for m in made]
+            proposals = await proposing
+        finally:
+            proposing.cancel()
+        with_facts = [
+            _joined(m, self._facts_of(person, replace(m.turn, turn_item=m.turn_item), proposals))
+            for m in made
+        ]
+        facts = [item for result in with_facts for item in result.items if item.kind != TURN]
         await index_items(self._passages, self._vectors, facts, {})
-        await self._save(person, made, settle_facts=bool(facts))
+        await self._save(person, with_facts, settle_facts=bool(facts))
 
     async def _make_turn_items(
-        self, person: str, turns: Sequence[CapturedTurn]
-    ) -> list[CapturedTurn]:
-        async with self._store.of(person) as memory:
-            previous = await memory.last_turn_item(turns[0].at)
+        self, person: str, turns: Sequence[CapturedTurn], previous: Item | None
+    ) -> list[Made]:
+        """The turn items of the turns that have none yet, with their vectors stored."""
         made: list[Made] = []
-        previous_texts: dict[str, str] = {}
+        read_after: dict[str, Item] = {}
         for turn in turns:
             if turn.turn_item is not None or not turn.person_message.strip():
                 made.append(Made(turn, [], turn.turn_item, False, turn.attempts))
                 continue
             item = _turn_item(person, turn, previous)
             if item.previous_item and previous is not None:
-                previous_texts[item.id] = previous.text
+                read_after[item.id] = previous
             previous = item
             made.append(Made(turn, [item], item.id, False, turn.attempts))
         items = [item for result in made for item in result.items]
         # The session recalled with the person's message: its query vector is the item's own.
         recalled = {item.id: self._queries.take(person, item.text) for item in items}
         known = {item_id: vector for item_id, vector in recalled.items() if vector is not None}
-        await index_items(self._passages, self._vectors, items, previous_texts, known)
-        kept = await self._save(person, made, release=False)
-        return [replace(m.turn, turn_item=m.turn_item) for m in made if m.turn.id in kept]
+        latest = self._latest.get(person)
+        if latest is not None:
+            known.setdefault(*latest)
+        points = await index_items(self._passages, self._vectors, items, read_after, known)
+        if points:
+            self._latest[person] = (points[-1].id, points[-1].vector)
+            self._latest.move_to_end(person)
+            while len(self._latest) > LATEST_KEPT:
+                self._latest.popitem(last=False)
+        return made
 
-    async def _facts_of(self, person: str, turn: CapturedTurn) -> Made:
+    async def _propose(
+        self, person: str, turns: Sequence[CapturedTurn]
+    ) -> dict[int, list[Proposed] | ModelError]:
+        """The origin call's proposals for each turn with words of the person, one call at a
+        time; a failed call gives its error."""
+        proposals: dict[int, list[Proposed] | ModelError] = {}
+        for turn in turns:
+            if not turn.person_message.strip():
+                continue
+            try:
+                proposed = await origin(
+                    self._model,
+                    person_message=turn.person_message,
+                    violet_answer=turn.violet_answer,
+                    person=person,
+                )
+            except ModelError as error:
+                proposals[turn.id] = error
+                continue
+            proposals[turn.id] = [Proposed(p.text, p.origin, p.quote) for p in proposed]
+        return proposals
+
+    def _facts_of(
+        self,
+        person: str,
+        turn: CapturedTurn,
+        proposals: Mapping[int, list[Proposed] | ModelError],
+    ) -> Made:
         deeds = [_deed_fact(person, turn, deed) for deed in turn.deeds]
         done = [fact for fact in [*deeds, told_item(person, turn)] if fact is not None]
-        if not turn.person_message.strip():
+        proposed = proposals.get(turn.id)
+        if proposed is None:  # no words of the person: nothing to ask the model
             return Made(turn, done, turn.turn_item, True, turn.attempts)
-        try:
-            proposed = await origin(
-                self._model,
-                person_message=turn.person_message,
-                violet_answer=turn.violet_answer,
-                person=person,
-            )
-        except ModelError as error:
+        if isinstance(proposed, ModelError):
             attempts = turn.attempts + 1
             given_up = attempts >= MAX_ATTEMPTS
             if given_up:
-                fallback("capture_stored_nothing", f"{error}; after {attempts} tries")
+                fallback("capture_stored_nothing", f"{proposed}; after {attempts} tries")
             else:
-                fallback("origin_failed", f"{error}; tried again later", attempts=attempts)
+                fallback("origin_failed", f"{proposed}; tried again later", attempts=attempts)
             return Made(turn, done if given_up else [], turn.turn_item, given_up, attempts)
-        kept = keep(
-            [Proposed(p.text, p.origin, p.quote) for p in proposed],
-            person_message=turn.person_message,
-        )
+        kept = keep(proposed, person_message=turn.person_message)
         facts = [_fact(person, turn, p) for p in kept]
         return Made(turn, [*facts, *done], turn.turn_item, True, turn.attempts + 1)
 
@@ -248,6 +300,11 @@ async def _replace_told(
         for older in replaced(item, [e for e in earlier if e.id not in left]):
             left += await memory.supersede(older, item.id, merge=False)
     return left
+
+
+def _joined(turn_items: Made, facts: Made) -> Made:
+    """What a turn gave: its turn item (when not saved already) and its facts."""
+    return replace(facts, items=[*turn_items.items, *facts.items])
 
 
 def _turn_item(person: str, turn: CapturedTurn, previous: Item | None) -> Item:

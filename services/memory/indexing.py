@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from memory.context import shipped_map
 from memory.passages import PassageQueue
-from memory.ranking import contextual_text
 from memory.store import TURN, Item, MemoryStore
 from violet.vectors import VectorPoint, VectorStore
 
@@ -20,37 +20,70 @@ async def index_items(
     passages: PassageQueue,
     vectors: VectorStore,
     items: Sequence[Item],
-    previous_texts: Mapping[str, str],
+    previous: Mapping[str, Item],
     known: Mapping[str, Vector] | None = None,
     urgent: bool = False,
+    stored_first: bool = False,
 ) -> list[VectorPoint]:
-    """Embeds and stores the items' vectors.
+    """Embeds and stores the items' vectors (all of one person's).
 
     A turn item's own vector is its text read as a query: the person's message is what recall
-    embedded as the query of its turn, and `known` gives such vectors already made (by item id).
-    A turn is also read after the turn before it (`previous_texts` by item id), as a passage, so
-    that a reply carries what it answers. A fact is a passage."""
-    known = known or {}
-    turns = [item for item in items if item.kind == TURN]
-    unknown = [item for item in turns if item.id not in known]
-    stored = [item for item in items if item.kind != TURN]
-    in_context = [contextual_text(previous_texts.get(item.id), item.text) for item in turns]
-    as_passages, as_queries = await asyncio.gather(
-        passages.embed([item.text for item in stored] + in_context, urgent=urgent),
-        passages.embed([item.text for item in unknown], as_queries=True, urgent=urgent),
-    )
-    own = {
-        **dict(zip([item.id for item in stored], as_passages[: len(stored)], strict=True)),
-        **dict(zip([item.id for item in unknown], as_queries, strict=True)),
-        **known,
-    }
-    context_of = dict(zip([item.id for item in turns], as_passages[len(stored) :], strict=True))
+    embedded as the query of its turn, and `known` gives such vectors already made (by item id);
+    with `stored_first`, an item whose vectors are stored keeps its own vector. A fact is a
+    passage. A turn read after the turn before it (`previous`, by item id) also gets a context
+    vector, made of the two turns' own vectors (`memory.context`): nothing more is embedded for
+    it, but the turn before's own vector when neither this batch, `known` nor the vector store
+    holds it."""
+    if not items:
+        return []
+    person = items[0].person
+    own: dict[str, Vector] = dict(known or {})
+    batch = {item.id for item in items}
+    before = {item.id: item for item in previous.values() if item.id not in batch}
+    wanted = [item.id for item in items if stored_first and item.id not in own]
+    wanted += [item_id for item_id in before if item_id not in own]
+    if wanted:
+        for point in await vectors.retrieve(person, wanted):
+            own.setdefault(point.id, point.vector)
+    facts = [item for item in items if item.kind != TURN and item.id not in own]
+    turns = [item for item in items if item.kind == TURN and item.id not in own]
+    turns += [item for item in before.values() if item.id not in own]
+    as_passages, as_queries = await _embedded(passages, facts, turns, urgent)
+    own.update(zip([item.id for item in facts], as_passages, strict=True))
+    own.update(zip([item.id for item in turns], as_queries, strict=True))
+    read_after = [item for item in items if item.kind == TURN and item.id in previous]
+    context: dict[str, Vector] = {}
+    if read_after:
+        made = shipped_map(passages.dim).of(
+            np.stack([own[previous[item.id].id] for item in read_after]),
+            np.stack([own[item.id] for item in read_after]),
+        )
+        context = dict(zip([item.id for item in read_after], made, strict=True))
     points = [
-        VectorPoint(item.id, item.person, item.kind, own[item.id], context_of.get(item.id))
+        VectorPoint(item.id, item.person, item.kind, own[item.id], context.get(item.id))
         for item in items
     ]
     await vectors.upsert(points)
     return points
+
+
+async def _embedded(
+    passages: PassageQueue, facts: Sequence[Item], turns: Sequence[Item], urgent: bool
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """The facts' vectors as passages and the turns' as queries, together when both are asked
+    for."""
+    facts_texts, turns_texts = [item.text for item in facts], [item.text for item in turns]
+    if facts_texts and turns_texts:
+        return await asyncio.gather(
+            passages.embed(facts_texts, urgent=urgent),
+            passages.embed(turns_texts, as_queries=True, urgent=urgent),
+        )
+    none = np.zeros((0, passages.dim), dtype=np.float32)
+    if facts_texts:
+        return await passages.embed(facts_texts, urgent=urgent), none
+    if turns_texts:
+        return none, await passages.embed(turns_texts, as_queries=True, urgent=urgent)
+    return none, none
 
 
 async def reindex(
@@ -62,13 +95,14 @@ async def reindex(
     changed: Sequence[str],
     urgent: bool = False,
 ) -> None:
-    """Stores the vectors of `items`, and embeds again the turns read after a `changed` item,
-    so that no vector still carries a turn that left recall (or misses one that came back)."""
-    async with store.of(person) as memory:
+    """Stores the vectors of `items`, and makes again the context vectors of the turns read
+    after a `changed` item, so that no vector still carries a turn that left recall (or misses
+    one that came back). Own vectors already stored are kept."""
+    async with store.reading(person) as memory:
         indexed = {item.id for item in items}
         again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
-        previous_texts = await memory.previous_texts(again)
-    stored = await index_items(passages, vectors, again, previous_texts, urgent=urgent)
+        previous = await memory.previous_items(again)
+    stored = await index_items(passages, vectors, again, previous, urgent=urgent, stored_first=True)
     await _keep_only_of_items_still_there(store, vectors, person, [p.id for p in stored])
 
 

@@ -54,7 +54,7 @@ class MemoryCandidate:
     created_at: datetime
     vector: NDArray[np.float32]
     previous_text: str | None = None
-    # Embedding of contextual_text(previous_text, text); None when there is no previous item.
+    # The item read after its previous item (`memory.context`); None when there is none.
     context_vector: NDArray[np.float32] | None = None
     # The items said just before and just after this one, among the candidates.
     previous_id: str | None = None
@@ -101,10 +101,11 @@ class RankingWeights:
     # Share of the previous item's and of the follower's first read an item adds to its own.
     from_previous: float = 0.2
     from_next: float = 0.1
-    own: Signals = (-0.082, 0.459, 0.062, -0.196, 0.206)
-    previous: Signals = (-0.374, 0.367, 0.513, -0.369, 0.723)
-    following: Signals = (-0.094, 0.114, 0.111, -0.013, 0.376)
-    second_previous: Signals = (-0.145, 0.063, 0.183, 0.167, 0.184)
+    # Fitted with context vectors derived from the turns' own vectors (`memory.context`).
+    own: Signals = (-0.112, 0.446, -0.159, -0.190, 0.191)
+    previous: Signals = (-0.340, 0.308, 0.407, -0.410, 1.038)
+    following: Signals = (-0.096, 0.149, 0.094, 0.413, 0.146)
+    second_previous: Signals = (-0.117, 0.061, 0.172, 0.198, 0.187)
     # Times the z-score, among the person's days, of the best first read said on the item's day.
     same_day: float = 0.772
     # Added to items that speak of time when the query asks about time.
@@ -132,7 +133,8 @@ class RankingWeights:
 
 
 def contextual_text(previous_text: str | None, text: str) -> str:
-    """The text to embed for a candidate's context_vector."""
+    """A candidate read after its previous item: its words in context (BM25), and the passage
+    its context vector stands for (`memory.context`)."""
     return f"{previous_text}\n{text}" if previous_text else text
 
 

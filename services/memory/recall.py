@@ -254,17 +254,21 @@ class Recaller:
 
     async def _index_of(self, person: str) -> _PersonIndex | None:
         async with self._store.reading(person) as memory:
-            version = await memory.version()
             cached = self._indexes.get(person)
+            # With an index, its changes come in the same read as the version.
+            found = await memory.version_and_changes(cached.version) if cached else None
+            version = found.version if found else await memory.version()
             if version is None:  # no memory, or all of it forgotten
                 self._forget(person)
                 return None
             if cached and cached.current(version):
                 self._indexes.move_to_end(person)
                 return cached
-            if cached and cached.follows(version):
-                changed = set(await memory.changed_since(cached.version))
-                rows = await memory.items(changed | cached.waiting)
+            if cached and found and cached.follows(version):
+                changed = set(found.changed)
+                rows = found.items
+                waiting = cached.waiting - {row.id for row in rows}
+                rows += await memory.items(waiting) if waiting else []
             else:
                 cached, changed = None, set()
                 rows = await memory.active_items()

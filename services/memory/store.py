@@ -35,6 +35,7 @@ from sqlalchemy import (
     exists,
     func,
     insert,
+    literal,
     or_,
     select,
     update,
@@ -127,7 +128,10 @@ class Item:
 
 
 def _item(row: Row) -> Item:
-    values = dict(row._mapping)
+    return _item_of(dict(row._mapping))
+
+
+def _item_of(values: dict[str, Any]) -> Item:
     values["source_seqs"] = tuple(values["source_seqs"])
     values["turn_items"] = tuple(values["turn_items"])
     return Item(**values)
@@ -141,6 +145,16 @@ class MemoryVersion:
     epoch: str
     version: int
     listed_from: int
+
+
+@dataclass(frozen=True)
+class Changes:
+    """A person's memory version, and what changed since an earlier one."""
+
+    version: MemoryVersion
+    # Every item changed (added, changed or deleted), and the rows of those still there.
+    changed: list[str]
+    items: list[Item]
 
 
 @dataclass(frozen=True)
@@ -299,6 +313,47 @@ class PersonMemory:
         ).first()
         return MemoryVersion(row.epoch, row.version, row.listed_from) if row else None
 
+    async def version_and_changes(self, since: int) -> Changes | None:
+        """Where the person's memory stands, the ids of the items changed after version
+        `since`, and the rows of those still there, in one read; None when they have no memory.
+        The changes are listed ones of the current epoch: the caller checks that its `since`
+        belongs to it and is still listed (`MemoryVersion.listed_from`)."""
+        changes = and_(
+            memory_changes.c.person == memory_versions.c.person, memory_changes.c.version > since
+        )
+        changed_items = and_(
+            memory_items.c.person == memory_changes.c.person,
+            memory_items.c.id == memory_changes.c.item,
+        )
+        rows = (
+            await self._db.execute(
+                select(
+                    memory_versions.c.epoch,
+                    memory_versions.c.version,
+                    memory_versions.c.listed_from,
+                    memory_changes.c.item.label("changed_item"),
+                    *memory_items.c,
+                )
+                .select_from(
+                    memory_versions.outerjoin(memory_changes, changes).outerjoin(
+                        memory_items, changed_items
+                    )
+                )
+                .where(_of(memory_versions, self.person))
+            )
+        ).all()
+        if not rows:
+            return None
+        first = rows[0]
+        version = MemoryVersion(first.epoch, first.version, first.listed_from)
+        changed = [row.changed_item for row in rows if row.changed_item is not None]
+        items = [
+            _item_of({column.name: row._mapping[column] for column in memory_items.c})
+            for row in rows
+            if row._mapping[memory_items.c.id] is not None
+        ]
+        return Changes(version, changed, items)
+
     async def changed_since(self, version: int) -> list[str]:
         """The ids of the items changed (added, changed or deleted) after `version`."""
         return list(
@@ -402,26 +457,31 @@ class PersonMemory:
 
     async def add_turn(self, turn: NewTurn) -> int | None:
         """Stores the turn; None, storing nothing, while the person's memory is being erased."""
-        if await self.being_erased():
-            return None
+        if self._postgres:
+            await self._hold_erasure_lock()
         moment = utc_now()
+        values: dict[str, object] = {
+            "person": self.person,
+            "person_message": turn.person_message,
+            "violet_answer": turn.violet_answer,
+            "deeds": [deed.as_json() for deed in turn.deeds],
+            "told": turn.told or None,
+            "told_sources": [source.as_dict() for source in turn.told_sources],
+            "speaker": turn.speaker,
+            "source_seqs": list(turn.source_seqs),
+            "at": turn.at,
+            "captured_at": moment,
+            "attempts": 0,
+        }
+        # Stored only while no erase of the person is under way, in the same statement.
+        row = select(
+            *(literal(value, captured_turns.c[name].type) for name, value in values.items())
+        ).where(~exists().where(_of(memory_erasures, self.person)))
         turn_id = await self._db.scalar(
-            insert(captured_turns)
-            .values(
-                person=self.person,
-                person_message=turn.person_message,
-                violet_answer=turn.violet_answer,
-                deeds=[deed.as_json() for deed in turn.deeds],
-                told=turn.told or None,
-                told_sources=[source.as_dict() for source in turn.told_sources],
-                speaker=turn.speaker,
-                source_seqs=list(turn.source_seqs),
-                at=turn.at,
-                captured_at=moment,
-                attempts=0,
-            )
-            .returning(captured_turns.c.id)
+            insert(captured_turns).from_select(list(values), row).returning(captured_turns.c.id)
         )
+        if turn_id is None:
+            return None
         upsert = database.conflict_insert(memory_people, postgres=self._postgres).values(
             person=self.person, last_capture_at=moment
         )
@@ -438,13 +498,15 @@ class PersonMemory:
         it (`MemoryStore.begin_erasure`), and one that started is seen here. On SQLite every
         writing transaction runs alone, which does the same."""
         if self._postgres:
-            await self._db.execute(
-                select(func.pg_advisory_xact_lock_shared(erasure_lock(self.person)))
-            )
+            await self._hold_erasure_lock()
         found = await self._db.scalar(
             select(memory_erasures.c.person).where(_of(memory_erasures, self.person))
         )
         return found is not None
+
+    async def _hold_erasure_lock(self) -> None:
+        """Holds a shared lock on the person's erase until the transaction ends (PostgreSQL)."""
+        await self._db.execute(select(func.pg_advisory_xact_lock_shared(erasure_lock(self.person))))
 
     async def delete_erasure(self) -> None:
         await self._db.execute(delete(memory_erasures).where(_of(memory_erasures, self.person)))
@@ -462,22 +524,13 @@ class PersonMemory:
         first = (
             select(captured_turns.c.id).where(claimable).order_by(captured_turns.c.id).limit(limit)
         )
-        claimed = (
-            await self._db.scalars(
-                update(captured_turns)
-                .where(claimable, captured_turns.c.id.in_(first))
-                .values(claimed_until=until)
-                .returning(captured_turns.c.id)
-            )
-        ).all()
-        if not claimed:
-            return []
-        rows = await self._db.execute(
-            select(captured_turns)
-            .where(_of(captured_turns, self.person), captured_turns.c.id.in_(claimed))
-            .order_by(captured_turns.c.id)
+        claimed = await self._db.execute(
+            update(captured_turns)
+            .where(claimable, captured_turns.c.id.in_(first))
+            .values(claimed_until=until)
+            .returning(*captured_turns.c)
         )
-        return [_captured(row) for row in rows]
+        return sorted((_captured(row) for row in claimed), key=lambda turn: turn.id)
 
     async def turn_done(
         self,
@@ -742,14 +795,12 @@ class PersonMemory:
         await self.record_changes([*ids, *(item.id for item in back)])
         return [item for item in back if item.active]
 
-    async def previous_texts(self, items: Iterable[Item]) -> dict[str, str]:
-        """The text of the turn before each turn item, by the item's id, while that turn is in
-        recall: a forgotten turn is read with nothing any more."""
+    async def previous_items(self, items: Iterable[Item]) -> dict[str, Item]:
+        """The turn before each turn item, by the item's id, while that turn is in recall: a
+        turn after a forgotten one is read alone."""
         wanted = {item.id: item.previous_item for item in items if item.previous_item}
-        texts = {
-            found.id: found.text for found in await self.items(set(wanted.values())) if found.active
-        }
-        return {item: texts[previous] for item, previous in wanted.items() if previous in texts}
+        found = {turn.id: turn for turn in await self.items(set(wanted.values())) if turn.active}
+        return {item: found[previous] for item, previous in wanted.items() if previous in found}
 
     async def followers(self, ids: Iterable[str]) -> list[Item]:
         """The turns in recall read after one of these items."""

