@@ -99,8 +99,7 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
     with tempfile.TemporaryDirectory(prefix="violet-economy-") as home:
         url = make_url(f"sqlite:///{Path(home) / 'session.db'}")
         database.migrate(url, "session.migrations", "alembic_version_session")
-        engine = database.open_engine(url)
-        db = database.sessionmaker(engine)
+        db = database.open_database(url)
         model = make_model_client(api_key="economy", base_url=api_url, main_model="", fast_model="")
         try:
             store = ConversationStore.open(db, notify=False)
@@ -129,7 +128,7 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
             )
         finally:
             await model.aclose()
-            await engine.dispose()
+            await db.dispose()
 
 
 @dataclass

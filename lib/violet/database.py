@@ -10,25 +10,38 @@ row-level security forced, and every transaction names the person it works for (
 `violet.identity.acting_for`), so a transaction that names nobody sees none of those rows.
 Work that spans people finds who has something due through the owner's narrow scan functions
 (`violet.row_security`), then does it with that person named.
+
+A service reaches its database from the event loop either through SQLAlchemy's asyncio engine
+(`open_engine`) or through a `Database` (`open_database`): SQLAlchemy's plain connections, each
+call handed to a worker thread once. Over aiosqlite the asyncio engine hands every statement to
+the connection's thread four or five times (a cursor, the statement, its rows, closing), which
+made a one-statement read cost 0.69 ms of CPU against 0.37 ms through a `Database`
+(docs/benchmarks.md, "Where a turn's CPU goes").
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol, cast
+from types import TracebackType
+from typing import Any, Protocol, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
 from psycopg import sql
-from sqlalchemy import MetaData, Table, event, text
+from sqlalchemy import Engine, Executable, MetaData, ScalarResult, Table, create_engine, event, text
 from sqlalchemy.dialects.postgresql import Insert as PostgresInsert
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, Connection, CursorResult, Result, Row, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -41,7 +54,11 @@ from sqlalchemy.sql import Select
 from violet.identity import current_person
 from violet.settings import CommonSettings
 
+T = TypeVar("T")
+
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# How long a session waits for a connection of the pool (SQLAlchemy's pool waits as long).
+POOL_TIMEOUT_S = 30.0
 # The advisory lock key that serialises migrations (any fixed number; "violet" in ASCII).
 MIGRATION_LOCK = 0x76696F6C6574
 
@@ -147,6 +164,170 @@ def open_engine(url: URL, pool_size: int = 5, max_overflow: int = 5) -> AsyncEng
     return engine
 
 
+def open_database(url: URL, pool_size: int = 5, max_overflow: int = 5) -> Database:
+    """A `Database` on `url`, tuned as `open_engine` tunes its engine."""
+    sqlite = url.drivername == "sqlite"
+    engine = create_engine(
+        url,
+        pool_pre_ping=not sqlite,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        hide_parameters=True,
+        # A connection serves one session at a time, on whichever worker thread is free.
+        connect_args={"check_same_thread": False} if sqlite else {},
+    )
+    if sqlite:
+        event.listen(engine, "connect", _tune_sqlite)
+    if is_postgres(url):
+        event.listen(engine, "begin", _name_the_person)
+    return Database(engine, pool_size + max_overflow)
+
+
+def service_database(settings: CommonSettings, service: str) -> Database:
+    """The `Database` a service works through (its role, its pool sizes)."""
+    return open_database(
+        service_url(settings, service),
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+    )
+
+
+class Database:
+    """A database reached from the event loop: `Session`s whose calls each run on a worker
+    thread, on a plain SQLAlchemy connection. Used as `async with database() as db` (a read, or
+    `db.begin()` for a transaction) or `async with database.begin() as db`.
+
+    At most `connections` sessions hold a connection at once, the rest wait on the event loop:
+    a worker thread never waits for the pool, so a session that holds a connection always finds
+    a thread for its next statement."""
+
+    def __init__(self, engine: Engine, connections: int) -> None:
+        self.engine = engine
+        self.postgres = engine.dialect.name == "postgresql"
+        self._threads = ThreadPoolExecutor(connections, thread_name_prefix="sql")
+        self._free = asyncio.Semaphore(connections)
+
+    def __call__(self) -> Session:
+        return Session(self)
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[Session]:
+        """A session in a transaction, committed when the block ends without an error."""
+        async with self() as db, db.begin():
+            yield db
+
+    def submit(self, call: Callable[..., T], *args: object) -> Future[T]:
+        """`call(*args)` on a worker thread, with the caller's context (the person a
+        transaction names, the current span)."""
+        return self._threads.submit(contextvars.copy_context().run, call, *args)
+
+    async def take_place(self) -> None:
+        """Waits until fewer than `connections` sessions hold a connection."""
+        try:
+            await asyncio.wait_for(self._free.acquire(), POOL_TIMEOUT_S)
+        except TimeoutError:
+            waited = f"{POOL_TIMEOUT_S:.0f} s"
+            raise PoolTimeout(f"no database connection came free in {waited}") from None
+
+    def free_place_after(self, closing: Future[Any] | None) -> None:
+        """Frees a session's place once its connection is closed (`closing` is done)."""
+        if closing is None:
+            self._free.release()
+            return
+        loop = asyncio.get_running_loop()
+        closing.add_done_callback(lambda _: loop.call_soon_threadsafe(self._free.release))
+
+    async def dispose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self._dispose)
+
+    def _dispose(self) -> None:
+        self._threads.shutdown(wait=True)
+        self.engine.dispose()
+
+
+class Session:
+    """One connection's statements, in order, for one task. Rows are read on the worker thread,
+    so a result is complete when it is returned. Without `begin()`, what it did is rolled back
+    when it closes."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+        self._placed = False
+        # Opened by the first statement, on its worker thread.
+        self._connection: Connection | None = None
+        # The last call handed to a thread: a cancelled caller's call may still be running, and
+        # the connection must not be used by two threads at once.
+        self._pending: Future[Any] | None = None
+
+    def get_bind(self) -> Engine:
+        return self._database.engine
+
+    async def execute(
+        self, statement: Executable, parameters: dict[str, Any] | None = None
+    ) -> Result[Any]:
+        if not self._placed:
+            await self._database.take_place()
+            self._placed = True
+        await self._settled()
+        self._pending = self._database.submit(self._execute, statement, parameters)
+        return cast(Result[Any], await asyncio.wrap_future(self._pending))
+
+    async def scalar(self, statement: Executable, parameters: dict[str, Any] | None = None) -> Any:
+        return (await self.execute(statement, parameters)).scalar()
+
+    async def scalars(
+        self, statement: Executable, parameters: dict[str, Any] | None = None
+    ) -> ScalarResult[Any]:
+        return (await self.execute(statement, parameters)).scalars()
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[Session]:
+        """Commits what the block did when it ends without an error, else rolls it back."""
+        try:
+            yield self
+        except BaseException:
+            await self._finish(Connection.rollback)
+            raise
+        await self._finish(Connection.commit)
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self._finish(Connection.close)
+
+    def _execute(self, statement: Executable, parameters: dict[str, Any] | None) -> Result[Any]:
+        """On the worker thread: runs a statement, and reads all of its rows."""
+        if self._connection is None:
+            self._connection = self._database.engine.connect()
+        result = self._connection.execute(statement, parameters)
+        return result.freeze()() if result.returns_rows else result
+
+    async def _finish(self, step: Callable[[Connection], None]) -> None:
+        """Commits, rolls back or closes (and frees the session's place): run to its end even
+        when the caller is cancelled meanwhile."""
+        await self._settled()
+        connection = self._connection
+        closing = step is Connection.close
+        finished = None if connection is None else self._database.submit(step, connection)
+        if closing and self._placed:
+            self._connection, self._placed = None, False
+            self._database.free_place_after(finished)
+        self._pending = finished
+        if finished is not None:
+            await asyncio.shield(asyncio.wrap_future(finished))
+
+    async def _settled(self) -> None:
+        pending = self._pending
+        if pending is not None and not pending.done():
+            await asyncio.shield(asyncio.wait([asyncio.wrap_future(pending)]))
+
+
 def _name_the_person(connection: Connection) -> None:
     # Every transaction names its person, or names nobody: a pooled connection never carries
     # the last transaction's person (the setting is local to the transaction anyway).
@@ -156,7 +337,7 @@ def _name_the_person(connection: Connection) -> None:
 
 
 async def across_people(
-    db: AsyncSession, scan: str, fallback: Select[Any], **arguments: object
+    db: AsyncSession | Session, scan: str, fallback: Select[Any], **arguments: object
 ) -> list[Row[Any]]:
     """The ids and people of rows due for work that spans people, for the caller to do person
     by person. On PostgreSQL only the owner's `scan` function sees past row-level security; on
@@ -182,7 +363,7 @@ def conflict_insert(table: Table, *, postgres: bool) -> SqliteInsert | PostgresI
     return (postgres_insert if postgres else sqlite_insert)(table)
 
 
-def is_postgres_session(db: AsyncSession) -> bool:
+def is_postgres_session(db: AsyncSession | Session) -> bool:
     return db.get_bind().dialect.name == "postgresql"
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import Column, ColumnElement, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock, utc_now
-from violet.database import rows_changed
+from violet.database import Database, rows_changed
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Lease:
 
     def __init__(
         self,
-        db: async_sessionmaker[AsyncSession],
+        db: async_sessionmaker[AsyncSession] | Database,
         columns: LeaseColumns,
         holder: str,
         duration_s: float,

@@ -69,8 +69,7 @@ def migrate(settings: SessionSettings) -> None:
 @contextlib.asynccontextmanager
 async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     url = database.service_url(settings, NAME)
-    engine = database.service_engine(settings, NAME)
-    db = database.sessionmaker(engine)
+    db = database.service_database(settings, NAME)
     replica = replica_of(settings)
     # PostgreSQL: other replicas' appends wake this one's streams once LISTEN is made.
     feed = Feed(settings.poll_s, settings.idle_poll_s, notified=not database.is_postgres(url))
@@ -174,7 +173,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         await model.aclose()
         await pusher.aclose()
         await usage.aclose()
-        await engine.dispose()
+        await db.dispose()
 
 
 def account_rules(settings: SessionSettings) -> AccountRules:
@@ -203,8 +202,7 @@ def keeping(settings: SessionSettings) -> Keeping:
 
 
 async def retain(settings: SessionSettings) -> int:
-    engine = database.service_engine(settings, NAME)
-    db = database.sessionmaker(engine)
+    db = database.service_database(settings, NAME)
     secret = resolve_secret(settings.secret, settings.home)
     peers = peers_of(settings)
     replica = replica_of(settings)
@@ -215,7 +213,7 @@ async def retain(settings: SessionSettings) -> int:
         report = await retention.run()
     finally:
         await peers.close()
-        await engine.dispose()
+        await db.dispose()
     print(json.dumps(vars(report)))
     return 1 if report.failed else 0
 

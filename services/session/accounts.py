@@ -18,13 +18,19 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlalchemy import Table, delete, func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql.dml import Insert
 
 from session.account_phrases import notice_phrase
 from session.tables import account_notices, budgets, model_usage, person_keys, pseudonym_keys
 from violet.clock import Clock, utc_now
-from violet.database import across_people, conflict_insert, is_postgres_session, rows_changed
+from violet.database import (
+    Database,
+    Session,
+    across_people,
+    conflict_insert,
+    is_postgres_session,
+    rows_changed,
+)
 from violet.identity import acting_for
 from violet.keyring import ApiKey, Keyring, KeyringError, Sealed
 from violet.models.credentials import Credential, Hold, Payer
@@ -70,9 +76,7 @@ class KeyNotKept(Exception):  # noqa: N818 - an answer to the person, not a fail
 KeyCheck = Callable[[ApiKey, str], Awaitable[str | None]]
 
 
-def adding(
-    db: AsyncSession, table: Table, key: dict[str, object], sums: dict[str, float]
-) -> Insert:
+def adding(db: Session, table: Table, key: dict[str, object], sums: dict[str, float]) -> Insert:
     """An insert of `sums` under `key` (the table's primary key) that adds them to the row's
     own when it is there already."""
     statement = conflict_insert(table, postgres=is_postgres_session(db)).values(**key, **sums)
@@ -85,7 +89,7 @@ def adding(
 class Accounts:
     def __init__(
         self,
-        database: async_sessionmaker[AsyncSession],
+        database: Database,
         keyring: Keyring,
         rules: AccountRules,
         check: KeyCheck,
@@ -260,7 +264,7 @@ class Accounts:
                 for row in rows:
                     await db.execute(self._add_usage(db, person, row))
 
-    def _add_usage(self, db: AsyncSession, person: str, row: UsageRow) -> Insert:
+    def _add_usage(self, db: Session, person: str, row: UsageRow) -> Insert:
         sums = {
             "calls": row.calls,
             "input_tokens": row.input_tokens,
@@ -382,7 +386,7 @@ class Accounts:
         payer, _, _ = await self.sealed_credential(person)
         return [notice_phrase(notice, payer, language) for notice in waiting]
 
-    async def _add_notice(self, db: AsyncSession, person: str, notice: str) -> None:
+    async def _add_notice(self, db: Session, person: str, notice: str) -> None:
         self._quiet.pop(person, None)
         await db.execute(
             conflict_insert(account_notices, postgres=is_postgres_session(db))

@@ -13,12 +13,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import grpc
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from session.conversations import Conversation
 from session.effects import CallKeys, Effects
 from session.pins import Pin, Pins
 from violet.channels import Peers
+from violet.database import Session
 from violet.faults import fault_point
 from violet.identity import Identity
 from violet.models import ContentBlock, JsonObject, ToolCall, ToolResultBlock
@@ -116,7 +116,7 @@ class MainActions:
         fault_point("session.work_started")
         outcome = Outcome("Started; the result will come back as an update.")
 
-        async def record(tx: AsyncSession, _: Pin) -> None:
+        async def record(tx: Session, _: Pin) -> None:
             await self._effects.record(tx, conversation.id, key, outcome.content, started.topic)
 
         await self._pins.add(conversation.id, "work", request, ref=started.topic, also=record)
@@ -129,7 +129,7 @@ class MainActions:
         if not text:
             return Outcome("Say what was promised.", is_error=True)
 
-        async def record(tx: AsyncSession, pin: Pin) -> None:
+        async def record(tx: Session, pin: Pin) -> None:
             await self._effects.record(tx, conversation.id, key, _promise_made(pin))
 
         topic = started[-1] if started else None
@@ -175,8 +175,8 @@ class MainActions:
 
     def _recorder(
         self, conversation: Conversation, key: str, outcome: Outcome
-    ) -> Callable[[AsyncSession], Awaitable[None]]:
-        async def record(tx: AsyncSession) -> None:
+    ) -> Callable[[Session], Awaitable[None]]:
+        async def record(tx: Session) -> None:
             await self._effects.record(tx, conversation.id, key, outcome.content)
 
         return record

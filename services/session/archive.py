@@ -20,7 +20,6 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.archive_text import README, markdown_lines
 from session.tables import (
@@ -34,6 +33,7 @@ from session.tables import (
 )
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
+from violet.database import Database
 from violet.identity import acting_for, service_identity
 from violet.person_data import when
 from violet.v1 import persons_pb2, persons_pb2_grpc
@@ -67,7 +67,7 @@ class BrokenExport(Exception):
 class Archive:
     def __init__(
         self,
-        db: async_sessionmaker[AsyncSession],
+        db: Database,
         peers: Peers,
         secret: str,
         clock: Clock = utc_now,

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import conversations, messages, updates
 from violet.clock import Clock, utc_now
-from violet.database import across_people
+from violet.database import Database, across_people
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,7 @@ class Conversation:
 
 
 class Conversations:
-    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 

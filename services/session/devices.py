@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from session.tables import devices
 from violet.clock import Clock, utc_now
-from violet.database import conflict_insert, is_postgres_session
+from violet.database import Database, conflict_insert, is_postgres_session
 
 MAX_AGENT = 200
 
 
 class Devices:
-    def __init__(self, db: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, clock: Clock = utc_now) -> None:
         self._db = db
         self._clock = clock
 

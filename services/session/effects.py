@@ -15,10 +15,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import effects
 from violet.clock import Clock, utc_now
+from violet.database import Database, Session
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class CallKeys:
 
 
 class Effects:
-    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 
@@ -58,7 +58,7 @@ class Effects:
 
     async def record(
         self,
-        tx: AsyncSession,
+        tx: Session,
         conversation_id: str,
         key: str,
         content: str,

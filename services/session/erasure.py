@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.accounts import adding
 from session.feed import Feed
@@ -53,7 +52,7 @@ from session.tables import (
 )
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
-from violet.database import rows_changed
+from violet.database import Database, Session, rows_changed
 from violet.faults import fault_point
 from violet.identity import DEVICE_TOKEN_TTL_S, acting_for, service_identity
 from violet.leases import Lease, LeaseColumns
@@ -138,7 +137,7 @@ class Standing:
     """Whether a person may be served: not while they are being removed, and after a removal
     only from a device that signed in since."""
 
-    def __init__(self, db: async_sessionmaker[AsyncSession], secret: str) -> None:
+    def __init__(self, db: Database, secret: str) -> None:
         self._db = db
         self._secret = secret
 
@@ -180,7 +179,7 @@ class Standing:
 class Erasure:
     def __init__(
         self,
-        db: async_sessionmaker[AsyncSession],
+        db: Database,
         peers: Peers,
         feed: Feed,
         turn_lock: Lease,
@@ -336,7 +335,7 @@ class Erasure:
             )
 
 
-async def _erase_own(tx: AsyncSession, person: str, conversation_id: str | None) -> None:
+async def _erase_own(tx: Session, person: str, conversation_id: str | None) -> None:
     """The session's rows of the person, in one transaction; usage leaves its sums behind."""
     await _keep_usage_sums(tx, person)
     if conversation_id is not None:
@@ -357,7 +356,7 @@ async def _erase_own(tx: AsyncSession, person: str, conversation_id: str | None)
         await tx.execute(delete(table).where(table.c.person == person))
 
 
-async def _keep_usage_sums(tx: AsyncSession, person: str) -> None:
+async def _keep_usage_sums(tx: Session, person: str) -> None:
     rows = (await tx.execute(select(model_usage).where(model_usage.c.person == person))).all()
     for row in rows:
         key = {name: getattr(row, name) for name in ("day", "call", "payer", "model")}

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.summaries import Summaries
 from session.tables import model_conversations
 from violet.clock import Clock, utc_now
+from violet.database import Database, Session
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class ModelConversation:
 
 
 class ModelConversations:
-    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 
@@ -71,7 +71,7 @@ class ModelConversations:
             return list(rows)
 
     async def _insert(
-        self, tx: AsyncSession, conversation_id: str, model: ModelConversation, replica: str
+        self, tx: Session, conversation_id: str, model: ModelConversation, replica: str
     ) -> None:
         await tx.execute(
             insert(model_conversations).values(

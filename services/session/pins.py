@@ -17,11 +17,10 @@ from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import pins
 from violet.clock import Clock, utc_now
-from violet.database import rows_changed
+from violet.database import Database, Session, rows_changed
 from violet.language import ENGLISH, phrase
 from violet.models.tools import PINNED_HEADING, approval_line, headed, promise_line
 
@@ -47,7 +46,7 @@ class Pin:
 
 
 class Pins:
-    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 
@@ -70,7 +69,7 @@ class Pins:
         kind: Kind,
         text: str,
         ref: str | None = None,
-        also: Callable[[AsyncSession, Pin], Awaitable[None]] | None = None,
+        also: Callable[[Session, Pin], Awaitable[None]] | None = None,
     ) -> Pin:
         """Adds a pin; `also` runs in the same transaction, given the new pin."""
         pin = Pin(
@@ -95,7 +94,7 @@ class Pins:
         self,
         conversation_id: str,
         pin_ids: Iterable[str],
-        also: Callable[[AsyncSession], Awaitable[None]] | None = None,
+        also: Callable[[Session], Awaitable[None]] | None = None,
     ) -> int:
         """Closes the named pins of this conversation; ids of others are ignored. `also` runs
         in the same transaction when a pin was closed."""

@@ -28,14 +28,13 @@ import grpc
 from opentelemetry import trace
 from sqlalchemy import delete, exists, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.erasure import Removed, Standing
 from session.model_conversations import ModelConversations
 from session.tables import conversations, effects, messages, pins, retention_passes, updates
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
-from violet.database import across_people, rows_changed
+from violet.database import Database, Session, across_people, rows_changed
 from violet.identity import acting_for, service_identity
 from violet.leases import Lease, LeaseColumns
 from violet.person_data import Horizon
@@ -94,7 +93,7 @@ class _Gone:
 class Retention:
     def __init__(
         self,
-        db: async_sessionmaker[AsyncSession],
+        db: Database,
         peers: Peers,
         secret: str,
         keeping: Keeping,
@@ -233,7 +232,7 @@ class Retention:
             await tx.execute(update(retention_passes).where(_THE_PASS).values(done_on=today))
 
 
-async def _trim_transcript(tx: AsyncSession, conversation_id: str, through_seq: int) -> _Gone:
+async def _trim_transcript(tx: Session, conversation_id: str, through_seq: int) -> _Gone:
     """The messages up to `through_seq`, the results told in them, and the effects of their
     turns: every effect written before the first message kept."""
     if through_seq <= 0:
@@ -266,7 +265,7 @@ async def _trim_transcript(tx: AsyncSession, conversation_id: str, through_seq: 
     return _Gone(messages=rows_changed(gone), others=done)
 
 
-async def _trim_closed_pins(tx: AsyncSession, conversation_id: str, before: datetime) -> int:
+async def _trim_closed_pins(tx: Session, conversation_id: str, before: datetime) -> int:
     closed = await tx.execute(
         delete(pins).where(pins.c.conversation_id == conversation_id, pins.c.closed_at < before)
     )

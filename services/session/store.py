@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from session.conversations import Conversations
 from session.effects import Effects
 from session.model_conversations import ModelConversations
@@ -14,6 +12,7 @@ from session.summaries import Summaries
 from session.transcript import Transcript
 from session.updates import Updates
 from violet.clock import Clock, utc_now
+from violet.database import Database
 
 
 @dataclass(frozen=True)
@@ -27,9 +26,7 @@ class ConversationStore:
     effects: Effects
 
     @classmethod
-    def open(
-        cls, database: async_sessionmaker[AsyncSession], *, notify: bool, clock: Clock = utc_now
-    ) -> ConversationStore:
+    def open(cls, database: Database, *, notify: bool, clock: Clock = utc_now) -> ConversationStore:
         """`notify`: wake other replicas' streams through PostgreSQL NOTIFY."""
         return cls(
             conversations=Conversations(database, clock),

@@ -4,13 +4,13 @@ since the last one that worked."""
 from __future__ import annotations
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import conversations
+from violet.database import Database, Session
 
 
 class Summaries:
-    def __init__(self, database: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, database: Database) -> None:
         self._database = database
 
     async def of(self, conversation_id: str) -> str:
@@ -23,7 +23,7 @@ class Summaries:
             )
 
     @staticmethod
-    async def replace(tx: AsyncSession, conversation_id: str, summary: str) -> None:
+    async def replace(tx: Session, conversation_id: str, summary: str) -> None:
         """The new summary, written by a fold that worked: the failures start again at zero."""
         await tx.execute(
             update(conversations)

@@ -14,12 +14,12 @@ from datetime import datetime
 
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.conversations import Conversation
 from session.model_conversations import ModelConversation
 from session.tables import conversations, messages, updates
 from violet.clock import Clock, utc_now
+from violet.database import Database, Session
 from violet.telemetry import carrier
 
 NOTIFY_CHANNEL = "violet_transcript"
@@ -55,9 +55,7 @@ def _row_to_message(row) -> Message:  # type: ignore[no-untyped-def]
 
 
 class Transcript:
-    def __init__(
-        self, database: async_sessionmaker[AsyncSession], notify: bool, clock: Clock = utc_now
-    ) -> None:
+    def __init__(self, database: Database, notify: bool, clock: Clock = utc_now) -> None:
         self._database = database
         self._notify = notify  # PostgreSQL NOTIFY, so other replicas' streams wake at once
         self._clock = clock
@@ -94,7 +92,7 @@ class Transcript:
     ) -> Message:
         """Stores Violet's answer and marks the message it answers, in one transaction."""
 
-        async def mark_answered(tx: AsyncSession, _: int) -> None:
+        async def mark_answered(tx: Session, _: int) -> None:
             await tx.execute(
                 update(messages)
                 .where(messages.c.conversation_id == conversation.id)
@@ -118,12 +116,12 @@ class Transcript:
         update_id: int,
         text_: str,
         model_conversation: str,
-        then: Callable[[AsyncSession, int], Awaitable[None]] | None = None,
+        then: Callable[[Session, int], Awaitable[None]] | None = None,
     ) -> Message:
         """Stores Violet's telling of a work update and marks the update told, together; `then`
         is done in the same transaction."""
 
-        async def mark_told(tx: AsyncSession, seq: int) -> None:
+        async def mark_told(tx: Session, seq: int) -> None:
             await tx.execute(update(updates).where(updates.c.id == update_id).values(told_seq=seq))
             if then is not None:
                 await then(tx, seq)
@@ -143,7 +141,7 @@ class Transcript:
         *,
         author: str,
         text_: str,
-        also: Callable[[AsyncSession, int], Awaitable[None]] | None = None,
+        also: Callable[[Session, int], Awaitable[None]] | None = None,
         reply_to: str | None = None,
         client_id: str | None = None,
         trace_context: str | None = None,

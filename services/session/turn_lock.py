@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from session.tables import conversations
 from violet.clock import Clock, utc_now
+from violet.database import Database
 from violet.leases import Lease, LeaseColumns
 
 TURN_LOCK = LeaseColumns(
@@ -13,7 +12,5 @@ TURN_LOCK = LeaseColumns(
 )
 
 
-def turn_lock(
-    db: async_sessionmaker[AsyncSession], holder: str, lease_s: float, clock: Clock = utc_now
-) -> Lease:
+def turn_lock(db: Database, holder: str, lease_s: float, clock: Clock = utc_now) -> Lease:
     return Lease(db, TURN_LOCK, holder, lease_s, clock)

@@ -10,10 +10,10 @@ from typing import Literal
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import updates
 from violet.clock import Clock, utc_now
+from violet.database import Database
 from violet.models import JsonObject
 from violet.telemetry import carrier
 
@@ -35,7 +35,7 @@ class Update:
 
 
 class Updates:
-    def __init__(self, database: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 

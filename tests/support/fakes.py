@@ -12,10 +12,10 @@ from pathlib import Path
 
 import grpc
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.memory_client import RecallMissed, Recollection
 from violet import database
+from violet.database import Database
 from violet.identity import Identity
 from violet.models import (
     ContentBlock,
@@ -37,15 +37,15 @@ from violet.v1 import router_pb2, worker_pb2
 
 
 @contextlib.asynccontextmanager
-async def session_tables(folder: Path) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+async def session_tables(folder: Path) -> AsyncIterator[Database]:
     """The session service's own tables, migrated, in a SQLite file under `folder`."""
     url = make_url(f"sqlite:///{folder / 'session.db'}")
     database.migrate(url, "session.migrations", "alembic_version_session")
-    engine = database.open_engine(url)
+    db = database.open_database(url)
     try:
-        yield database.sessionmaker(engine)
+        yield db
     finally:
-        await engine.dispose()
+        await db.dispose()
 
 
 def _reply(content: list[ContentBlock]) -> Reply:

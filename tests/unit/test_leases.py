@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.conversations import Conversations
 from session.turn_lock import turn_lock
 from violet import database
 from violet.clock import as_utc
+from violet.database import Database
 
 LEASE_S = 30.0
 
@@ -31,16 +31,16 @@ class SetClock:
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
     url = make_url(f"sqlite:///{tmp_path / 'session.db'}")
     database.migrate(url, "session.migrations", "alembic_version_session")
-    engine = database.open_engine(url)
-    yield database.sessionmaker(engine)
-    await engine.dispose()
+    db = database.open_database(url)
+    yield db
+    await db.dispose()
 
 
 async def test_a_held_lease_waits_for_its_expiry_or_its_release(
-    db: async_sessionmaker[AsyncSession],
+    db: Database,
 ) -> None:
     clock = SetClock()
     conversation = await Conversations(db, clock).conversation_of("ana")
@@ -57,7 +57,7 @@ async def test_a_held_lease_waits_for_its_expiry_or_its_release(
 
 
 async def test_holding_says_whether_the_lease_was_taken_and_gives_it_back(
-    db: async_sessionmaker[AsyncSession],
+    db: Database,
 ) -> None:
     clock = SetClock()
     conversation = await Conversations(db, clock).conversation_of("ana")

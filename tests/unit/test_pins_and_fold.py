@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from session.conversations import Conversation
 from session.fold import Fold, FoldResult
@@ -30,6 +29,7 @@ from session.transcript import Message
 from session.turn_context import load_turn_context
 from session.window import Window
 from tests.support.fakes import session_tables
+from violet.database import Database
 from violet.identity import Identity
 from violet.models import OfflineModelClient, UsageLedger
 
@@ -65,12 +65,12 @@ def test_a_promise_is_overdue_after_four_folds_or_once_it_no_longer_fits() -> No
 
 
 @pytest.fixture
-async def sessions(tmp_path: Path) -> AsyncIterator[async_sessionmaker]:
+async def sessions(tmp_path: Path) -> AsyncIterator[Database]:
     async with session_tables(tmp_path) as migrated:
         yield migrated
 
 
-async def rows(sessions: async_sessionmaker, query) -> list:  # type: ignore[no-untyped-def]
+async def rows(sessions: Database, query) -> list:  # type: ignore[no-untyped-def]
     async with sessions() as db:
         return list(await db.execute(query))
 
@@ -78,7 +78,7 @@ async def rows(sessions: async_sessionmaker, query) -> list:  # type: ignore[no-
 class Talk:
     """One person's conversation, told exchange by exchange, folded after each like a turn."""
 
-    def __init__(self, sessions: async_sessionmaker, window: int = 20) -> None:
+    def __init__(self, sessions: Database, window: int = 20) -> None:
         self.store = ConversationStore.open(sessions, notify=False)
         self.pins, self.updates = self.store.pins, self.store.updates
         model = OfflineModelClient(ledger=UsageLedger())

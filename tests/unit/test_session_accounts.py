@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.account_phrases import AFTER_REFUSAL, KEY_REFUSED, NEAR
 from session.accounts import AccountRules, Accounts, AccountView, KeyCheck, KeyNotKept
 from session.tables import person_keys
 from tests.support.session_db import session_settings
 from violet import database
+from violet.database import Database
 from violet.identity import acting_for
 from violet.keyring import ApiKey, Keyring, Sealed, new_entry, parse_keyring, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
@@ -66,7 +66,7 @@ class Check:
 class Place:
     """The session service's tables, migrated, and the home its local keyring lives in."""
 
-    db: async_sessionmaker[AsyncSession]
+    db: Database
     home: Path
     clock: SetClock
 
@@ -88,11 +88,11 @@ class Place:
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Place]:
     with session_settings(request.param, tmp_path) as settings:
-        engine = database.service_engine(settings, "session")
+        db = database.service_database(settings, "session")
         try:
-            yield Place(database.sessionmaker(engine), tmp_path / "home", SetClock())
+            yield Place(db, tmp_path / "home", SetClock())
         finally:
-            await engine.dispose()
+            await db.dispose()
 
 
 def spent(cost_usd: float, day: date = TODAY, payer: Payer = Payer.OPERATOR) -> UsageRow:

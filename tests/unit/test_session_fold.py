@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.conversations import Conversation
 from session.fold import Fold, FoldResult
@@ -20,6 +19,7 @@ from session.turn_context import TurnContext, load_turn_context
 from session.window import Window
 from tests.support.fakes import FakeModel, session_tables
 from violet import fallbacks
+from violet.database import Database
 from violet.identity import service_identity
 from violet.models.structured import FOLD
 
@@ -31,7 +31,7 @@ class Talk:
     """One person's conversation, told exchange by exchange, with the fold run after each as
     the turn runs it: on the context read at the turn's start, with the answer added."""
 
-    sessions: async_sessionmaker[AsyncSession]
+    sessions: Database
     model: FakeModel
     store: ConversationStore
     fold: Fold

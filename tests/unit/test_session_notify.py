@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.conversations import Conversation
 from session.notify.notifier import Notifier
@@ -24,6 +23,7 @@ from session.store import ConversationStore
 from session.tables import push_outbox
 from tests.support.fakes import session_tables
 from tests.support.push_service import LocalPushService
+from violet.database import Database
 from violet.push import PushAddress, VapidKeys, WebPusher
 
 GROUP_S = 5.0
@@ -42,7 +42,7 @@ class Clock:
 
 @dataclass
 class Rig:
-    db: async_sessionmaker[AsyncSession]
+    db: Database
     store: ConversationStore
     conversation: Conversation
     outbox: Outbox

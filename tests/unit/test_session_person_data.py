@@ -21,7 +21,6 @@ import grpc
 import jsonschema
 import pytest
 from sqlalchemy import func, insert, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.accounts import AccountRules, Accounts
 from session.archive import Archive, BrokenExport
@@ -44,6 +43,7 @@ from tests.support.session_db import session_settings
 from tests.support.waiting import eventually
 from violet import database
 from violet.channels import Peers
+from violet.database import Database
 from violet.identity import acting_for, authenticate
 from violet.keyring import ApiKey, resolve_keyring
 from violet.models.usage import UsageRow
@@ -142,7 +142,7 @@ class Peer(persons_pb2_grpc.PersonDataServicer):
 
 @dataclass
 class Place:
-    db: async_sessionmaker[AsyncSession]
+    db: Database
     store: ConversationStore
     peers: dict[str, Peer]
     clock: Clock
@@ -188,9 +188,9 @@ async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         servers.append(server)
     channels = Peers(addresses, 10.0)
     with session_settings(request.param, tmp_path) as settings:
-        engine = database.service_engine(settings, "session")
+        db = database.service_database(settings, "session")
         clock = Clock()
-        db = database.sessionmaker(engine)
+
         try:
             yield Place(
                 db,
@@ -202,7 +202,7 @@ async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             )
         finally:
             await channels.close()
-            await engine.dispose()
+            await db.dispose()
             for server in servers:
                 await server.stop(None)
 

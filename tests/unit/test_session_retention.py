@@ -15,7 +15,6 @@ from pathlib import Path
 import grpc
 import pytest
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.erasure import Standing, person_digest
 from session.retention import Keeping, Retention
@@ -24,6 +23,7 @@ from session.tables import effects, messages, pins, removals, updates
 from tests.support.session_db import session_settings
 from violet import database
 from violet.channels import Peers
+from violet.database import Database
 from violet.identity import acting_for, authenticate
 from violet.person_data import Horizon
 from violet.v1 import persons_pb2, persons_pb2_grpc
@@ -64,7 +64,7 @@ class Peer(persons_pb2_grpc.PersonDataServicer):
 
 @dataclass
 class Place:
-    db: async_sessionmaker[AsyncSession]
+    db: Database
     store: ConversationStore
     peers: dict[str, Peer]
     addresses: Peers
@@ -101,16 +101,15 @@ async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         servers.append(server)
     channels = Peers(addresses, 10.0)
     with session_settings(request.param, tmp_path) as settings:
-        engine = database.service_engine(settings, "session")
+        db = database.service_database(settings, "session")
         clock = Clock()
-        db = database.sessionmaker(engine)
         try:
             yield Place(
                 db, ConversationStore.open(db, notify=False, clock=clock), peers, channels, clock
             )
         finally:
             await channels.close()
-            await engine.dispose()
+            await db.dispose()
             for server in servers:
                 await server.stop(None)
 

@@ -17,13 +17,13 @@ from datetime import timedelta
 
 from opentelemetry import trace
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.notify.outbox import Outbox, Pending
 from session.notify.presence import Presence
 from session.notify.subscriptions import Subscription, Subscriptions
 from session.notify.wording import notice
 from session.tables import conversations, messages
+from violet.database import Database
 from violet.identity import acting_for
 from violet.metrics import NOTIFICATIONS
 from violet.push import Notice, Outcome, Pusher, Sent
@@ -50,7 +50,7 @@ LanguageOf = Callable[[str], Awaitable[str]]
 class Notifier:
     def __init__(
         self,
-        db: async_sessionmaker[AsyncSession],
+        db: Database,
         outbox: Outbox,
         subscriptions: Subscriptions,
         presence: Presence,

@@ -12,14 +12,13 @@ from datetime import timedelta
 
 from sqlalchemy import delete, exists, literal, or_, select, update
 from sqlalchemy import insert as insert_into
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.notify.presence import anyone_here
 from session.tables import push_outbox, push_subscriptions
 from violet.clock import Clock, utc_now
-from violet.database import across_people, rows_changed
+from violet.database import Database, Session, across_people, rows_changed
 
-Told = Callable[[AsyncSession, int], Awaitable[None]]
+Told = Callable[[Session, int], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -31,9 +30,7 @@ class Pending:
 
 
 class Outbox:
-    def __init__(
-        self, db: async_sessionmaker[AsyncSession], group_s: float, clock: Clock = utc_now
-    ) -> None:
+    def __init__(self, db: Database, group_s: float, clock: Clock = utc_now) -> None:
         """`group_s`: how long a first row waits for others to be sent with it."""
         self._db = db
         self._group = timedelta(seconds=group_s)
@@ -44,7 +41,7 @@ class Outbox:
         """What the transaction telling an update of `kind` to the person also does: keeps the
         message to notify, when a device of theirs takes notifications and none follows."""
 
-        async def keep(tx: AsyncSession, seq: int) -> None:
+        async def keep(tx: Session, seq: int) -> None:
             now = self._clock()
             wanted = exists().where(push_subscriptions.c.person == person)
             row = select(

@@ -14,10 +14,10 @@ from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
 from sqlalchemy import Exists, delete, exists, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import presence
 from violet.clock import Clock, utc_now
+from violet.database import Database
 
 # How long a follower counts without renewing: a few of the streams' safety-net wake-ups.
 PRESENCE_S = 150.0
@@ -39,7 +39,7 @@ class Follower:
 
 
 class Presence:
-    def __init__(self, db: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, clock: Clock = utc_now) -> None:
         self._db = db
         self._clock = clock
 

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from session.tables import push_subscriptions
 from violet.clock import Clock, utc_now
-from violet.database import conflict_insert, is_postgres_session, rows_changed
+from violet.database import Database, Session, conflict_insert, is_postgres_session, rows_changed
 from violet.push import PushAddress
 
 # Subscriptions kept per person: a new device past this many replaces the one changed longest ago.
@@ -26,7 +25,7 @@ class Subscription:
 
 
 class Subscriptions:
-    def __init__(self, db: async_sessionmaker[AsyncSession], clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, clock: Clock = utc_now) -> None:
         self._db = db
         self._clock = clock
 
@@ -79,7 +78,7 @@ def _the(person: str, device: str) -> ColumnElement[bool]:
     return (push_subscriptions.c.person == person) & (push_subscriptions.c.device == device)
 
 
-async def _keep_newest(tx: AsyncSession, person: str) -> None:
+async def _keep_newest(tx: Session, person: str) -> None:
     mine = push_subscriptions.c.person == person
     count = await tx.scalar(select(func.count()).select_from(push_subscriptions).where(mine))
     if not count or count <= MAX_DEVICES:

@@ -1,0 +1,125 @@
+"""A `Database`'s sessions: SQLAlchemy's plain connections, each call on a worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+
+from violet import database
+from violet.database import Database
+
+metadata = MetaData()
+notes = Table("notes", metadata, Column("id", Integer, primary_key=True), Column("text", String))
+
+WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    url = make_url(f"sqlite:///{tmp_path / 'notes.db'}")
+    engine = create_engine(url)
+    metadata.create_all(engine)
+    engine.dispose()
+    opened = database.open_database(url, pool_size=2, max_overflow=0)
+    yield opened
+    await opened.dispose()
+
+
+async def count(db: Database) -> int:
+    async with db() as reading:
+        return int(await reading.scalar(select(func.count()).select_from(notes)))
+
+
+async def test_a_transaction_commits_when_its_block_ends_and_a_read_sees_it(db: Database) -> None:
+    async with db.begin() as tx:
+        await tx.execute(notes.insert().values(id=1, text="milk"))
+        await tx.execute(notes.insert().values(id=2, text="eggs"))
+    async with db() as reading:
+        rows = (await reading.execute(select(notes).order_by(notes.c.id))).all()
+        texts = list(await reading.scalars(select(notes.c.text).order_by(notes.c.id)))
+    assert [(row.id, row.text) for row in rows] == [(1, "milk"), (2, "eggs")]
+    assert texts == ["milk", "eggs"]
+
+
+async def test_a_failed_block_and_a_session_without_begin_leave_nothing(db: Database) -> None:
+    with pytest.raises(IntegrityError):
+        async with db() as tx, tx.begin():
+            await tx.execute(notes.insert().values(id=1, text="milk"))
+            await tx.execute(notes.insert().values(id=1, text="again"))
+    async with db() as no_transaction:
+        await no_transaction.execute(notes.insert().values(id=3, text="bread"))
+    assert await count(db) == 0
+
+
+async def test_changes_count_the_rows_they_touched(db: Database) -> None:
+    async with db.begin() as tx:
+        await tx.execute(notes.insert(), [{"id": n, "text": "x"} for n in range(1, 4)])
+    async with db.begin() as tx:
+        changed = await tx.execute(notes.update().where(notes.c.id > 1).values(text="y"))
+    assert database.rows_changed(changed) == 2
+
+
+async def test_each_call_runs_with_the_callers_context(db: Database) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def note(connection: object) -> None:
+        seen.append((WHO.get(), threading.current_thread() is threading.main_thread()))
+
+    token = WHO.set("ana")
+    try:
+        await asyncio.wrap_future(db.submit(note, None))
+    finally:
+        WHO.reset(token)
+    assert seen == [("ana", False)]
+
+
+async def test_more_sessions_than_connections_wait_their_turn(db: Database) -> None:
+    # Two connections, eight sessions at once, each holding its connection across an await.
+    async def write(n: int) -> None:
+        async with db.begin() as tx:
+            await tx.execute(select(notes.c.id))
+            await asyncio.sleep(0.01)
+            await tx.execute(notes.insert().values(id=n, text=str(n)))
+
+    await asyncio.wait_for(asyncio.gather(*(write(n) for n in range(8))), 30)
+    assert await count(db) == 8
+
+
+async def test_a_cancelled_session_gives_its_connection_back_unharmed(db: Database) -> None:
+    # The second holder is cancelled while its insert waits, on its thread, for SQLite's write
+    # lock, which the first holds.
+    started = asyncio.Event()
+
+    async def hold() -> None:
+        async with db.begin() as tx:
+            await tx.execute(notes.insert().values(id=1, text="half"))
+            started.set()
+            await asyncio.sleep(60)
+
+    holders = [asyncio.create_task(hold()) for _ in range(2)]
+    await started.wait()
+    await asyncio.sleep(0.05)
+    for holder in holders:
+        holder.cancel()
+    await asyncio.gather(*holders, return_exceptions=True)
+    # Both places are free again, and what the cancelled blocks did was rolled back.
+    async with asyncio.timeout(10):
+        async with db.begin() as first, db.begin() as second:
+            await first.execute(select(notes.c.id))
+            await second.execute(select(notes.c.id))
+    assert await count(db) == 0
+
+
+async def test_a_session_that_never_ran_a_statement_takes_no_connection(db: Database) -> None:
+    for _ in range(5):
+        async with db() as idle, idle.begin():
+            pass
+    assert await count(db) == 0
