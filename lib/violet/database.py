@@ -15,7 +15,7 @@ A service reaches its database from the event loop either through SQLAlchemy's a
 (`open_engine`) or through a `Database` (`open_database`): SQLAlchemy's plain connections, each
 call handed to a worker thread once. Over aiosqlite the asyncio engine hands every statement to
 the connection's thread four or five times (a cursor, the statement, its rows, closing), which
-made a one-statement read cost 0.69 ms of CPU against 0.37 ms through a `Database`
+made a session of one read cost 0.74 ms of CPU against 0.42 ms through a `Database`
 (docs/benchmarks.md, "Where a turn's CPU goes").
 """
 
