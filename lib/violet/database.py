@@ -203,7 +203,6 @@ class Database:
 
     def __init__(self, engine: Engine, connections: int) -> None:
         self.engine = engine
-        self.postgres = engine.dialect.name == "postgresql"
         self._threads = ThreadPoolExecutor(connections, thread_name_prefix="sql")
         self._free = asyncio.Semaphore(connections)
 

@@ -147,6 +147,14 @@ class MemoryVersion:
     listed_from: int
 
 
+# Where a person's memory stands (`MemoryVersion`).
+VERSION_COLUMNS = (
+    memory_versions.c.epoch,
+    memory_versions.c.version,
+    memory_versions.c.listed_from,
+)
+
+
 @dataclass(frozen=True)
 class Changes:
     """A person's memory version, and what changed since an earlier one."""
@@ -304,11 +312,7 @@ class PersonMemory:
         """Where the person's memory stands; None when they have none."""
         row = (
             await self._db.execute(
-                select(
-                    memory_versions.c.epoch,
-                    memory_versions.c.version,
-                    memory_versions.c.listed_from,
-                ).where(_of(memory_versions, self.person))
+                select(*VERSION_COLUMNS).where(_of(memory_versions, self.person))
             )
         ).first()
         return MemoryVersion(row.epoch, row.version, row.listed_from) if row else None
@@ -328,9 +332,7 @@ class PersonMemory:
         rows = (
             await self._db.execute(
                 select(
-                    memory_versions.c.epoch,
-                    memory_versions.c.version,
-                    memory_versions.c.listed_from,
+                    *VERSION_COLUMNS,
                     memory_changes.c.item.label("changed_item"),
                     *memory_items.c,
                 )
@@ -353,18 +355,6 @@ class PersonMemory:
             if row._mapping[memory_items.c.id] is not None
         ]
         return Changes(version, changed, items)
-
-    async def changed_since(self, version: int) -> list[str]:
-        """The ids of the items changed (added, changed or deleted) after `version`."""
-        return list(
-            (
-                await self._db.scalars(
-                    select(memory_changes.c.item).where(
-                        _of(memory_changes, self.person), memory_changes.c.version > version
-                    )
-                )
-            ).all()
-        )
 
     async def record_changes(self, ids: Iterable[str]) -> None:
         """Advances the person's version (once per transaction) and lists the items under it."""

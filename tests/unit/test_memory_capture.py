@@ -271,12 +271,18 @@ async def test_the_turns_of_several_people_are_embedded_together_each_recalled_b
             assert [r.item.text for r in recalled] == [text]
 
 
-async def test_a_turn_takes_the_vector_its_recall_made_and_its_message_is_embedded_once(
-    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> HeldEmbedder:
+    """The memory service's embedder, recording every call (none held back)."""
     recording = HeldEmbedder(get_embedder())
     recording.release.set()
     monkeypatch.setattr(runtime, "get_embedder", lambda: recording)
+    return recording
+
+
+async def test_a_turn_takes_the_vector_its_recall_made_and_its_message_is_embedded_once(
+    settings: MemorySettings, recording: HeldEmbedder
+) -> None:
     message = "We walked along the harbour at sunset"
     async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
         await memory.recaller.recall("ann", message, 3)
@@ -289,11 +295,8 @@ async def test_a_turn_takes_the_vector_its_recall_made_and_its_message_is_embedd
 
 
 async def test_a_turn_read_after_another_gets_its_context_from_the_two_vectors_alone(
-    settings: MemorySettings, monkeypatch: pytest.MonkeyPatch
+    settings: MemorySettings, recording: HeldEmbedder
 ) -> None:
-    recording = HeldEmbedder(get_embedder())
-    recording.release.set()
-    monkeypatch.setattr(runtime, "get_embedder", lambda: recording)
     asked, answer = "Shall we have dinner on Friday?", "Sure, at eight at the Thai place"
     async with open_memory(settings, model=ScriptedOrigin(lambda: [])) as memory:
         for seq, message in enumerate((asked, answer), start=1):

@@ -21,7 +21,8 @@ async def version(memory: Memory, person: str = "ann") -> MemoryVersion | None:
 
 async def changed_since(memory: Memory, since: int, person: str = "ann") -> set[str]:
     async with memory.store.reading(person) as reading:
-        return set(await reading.changed_since(since))
+        changes = await reading.version_and_changes(since)
+        return set(changes.changed) if changes else set()
 
 
 async def facts(memory: Memory) -> list[Item]:
