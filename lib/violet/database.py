@@ -55,6 +55,8 @@ from violet.identity import current_person
 from violet.settings import CommonSettings
 
 T = TypeVar("T")
+# A statement's bound values, by name.
+Parameters = dict[str, Any] | None
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # How long a session waits for a connection of the pool (SQLAlchemy's pool waits as long).
@@ -215,6 +217,30 @@ class Database:
         async with self() as db, db.begin():
             yield db
 
+    async def run(self, work: Callable[..., T], *args: object) -> T:
+        """`work(connection, *args)` in one transaction, on one trip to a worker thread:
+        committed when it returns, rolled back when it raises. For any number of statements
+        that belong together, at the cost of one: a session makes a trip for each statement
+        and one more to end. `work` returns what it read, complete (rows, not a cursor).
+
+        A caller cancelled before the work starts leaves it undone; once it has started, it
+        ends as a whole, committed or rolled back, as though the caller had waited."""
+        await self.take_place()
+        done = self.submit(self._transaction, work, *args)
+        self.free_place_after(done)
+        return await asyncio.wrap_future(done)
+
+    async def execute(self, statement: Executable, parameters: Parameters = None) -> Result[Any]:
+        """One statement in a transaction of its own, its rows read: one trip."""
+        return await self.run(_execute_read, statement, parameters)
+
+    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
+        return (await self.execute(statement, parameters)).scalar()
+
+    def _transaction(self, work: Callable[..., T], *args: object) -> T:
+        with self.engine.begin() as connection:
+            return work(connection, *args)
+
     def submit(self, call: Callable[..., T], *args: object) -> Future[T]:
         """`call(*args)` on a worker thread, with the caller's context (the person a
         transaction names, the current span)."""
@@ -262,7 +288,7 @@ class Session:
         return self._database.engine
 
     async def execute(
-        self, statement: Executable, parameters: dict[str, Any] | None = None
+        self, statement: Executable, parameters: Parameters = None
     ) -> Result[Any]:
         if not self._placed:
             await self._database.take_place()
@@ -271,11 +297,11 @@ class Session:
         self._pending = self._database.submit(self._execute, statement, parameters)
         return cast(Result[Any], await asyncio.wrap_future(self._pending))
 
-    async def scalar(self, statement: Executable, parameters: dict[str, Any] | None = None) -> Any:
+    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
         return (await self.execute(statement, parameters)).scalar()
 
     async def scalars(
-        self, statement: Executable, parameters: dict[str, Any] | None = None
+        self, statement: Executable, parameters: Parameters = None
     ) -> ScalarResult[Any]:
         return (await self.execute(statement, parameters)).scalars()
 
@@ -300,12 +326,11 @@ class Session:
     ) -> None:
         await self._finish(Connection.close)
 
-    def _execute(self, statement: Executable, parameters: dict[str, Any] | None) -> Result[Any]:
+    def _execute(self, statement: Executable, parameters: Parameters) -> Result[Any]:
         """On the worker thread: runs a statement, and reads all of its rows."""
         if self._connection is None:
             self._connection = self._database.engine.connect()
-        result = self._connection.execute(statement, parameters)
-        return result.freeze()() if result.returns_rows else result
+        return _execute_read(self._connection, statement, parameters)
 
     async def _finish(self, step: Callable[[Connection], None]) -> None:
         """Commits, rolls back or closes (and frees the session's place): run to its end even
@@ -325,6 +350,14 @@ class Session:
         pending = self._pending
         if pending is not None and not pending.done():
             await asyncio.shield(asyncio.wait([asyncio.wrap_future(pending)]))
+
+
+def _execute_read(
+    connection: Connection, statement: Executable, parameters: Parameters
+) -> Result[Any]:
+    """Runs a statement and reads all of its rows, so the result outlives its cursor."""
+    result = connection.execute(statement, parameters)
+    return result.freeze()() if result.returns_rows else result
 
 
 def _name_the_person(connection: Connection) -> None:

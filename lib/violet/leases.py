@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Column, ColumnElement, or_, update
+from sqlalchemy import Column, ColumnElement, Update, bindparam, or_, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock, utc_now
@@ -29,7 +29,7 @@ class LeaseColumns:
     holder: Column[Any]
     until: Column[Any]
 
-    def free(self, moment: datetime) -> ColumnElement[bool]:
+    def free(self, moment: datetime | ColumnElement[datetime]) -> ColumnElement[bool]:
         """True for rows nobody holds at `moment`."""
         return or_(self.until.is_(None), self.until < moment)
 
@@ -46,33 +46,48 @@ class Lease:
         clock: Clock = utc_now,
     ) -> None:
         self._db = db
-        self._columns = columns
         self._holder = holder
         self._duration = timedelta(seconds=duration_s)
         self._clock = clock
+        # Built once, with parameters named apart from any table's columns (setting a column
+        # binds a parameter of the column's own name).
+        table, row = columns.key.table, columns.key == bindparam("lease_row")
+        mine = columns.holder == bindparam("lease_asker")
+        self._take = (
+            update(table)
+            .where(row, or_(columns.free(bindparam("lease_moment")), mine))
+            .values(
+                {columns.holder: bindparam("lease_taker"), columns.until: bindparam("lease_expiry")}
+            )
+        )
+        self._give_back = (
+            update(table).where(row, mine).values({columns.holder: None, columns.until: None})
+        )
 
     async def try_acquire(self, key: str) -> bool:
         """Takes or renews the lease on the row; False while someone else holds it."""
         moment = self._clock()
-        columns = self._columns
-        async with self._db() as tx, tx.begin():
-            result = await tx.execute(
-                update(columns.key.table)
-                .where(columns.key == key)
-                .where(or_(columns.free(moment), columns.holder == self._holder))
-                .values({columns.holder: self._holder, columns.until: moment + self._duration})
-            )
-            return rows_changed(result) == 1
+        taken = await self._change(
+            self._take,
+            {
+                "lease_row": key,
+                "lease_asker": self._holder,
+                "lease_taker": self._holder,
+                "lease_moment": moment,
+                "lease_expiry": moment + self._duration,
+            },
+        )
+        return taken == 1
 
     async def release(self, key: str) -> None:
-        columns = self._columns
+        await self._change(self._give_back, {"lease_row": key, "lease_asker": self._holder})
+
+    async def _change(self, statement: Update, parameters: dict[str, Any]) -> int:
+        """Runs the change in a transaction of its own: how many rows it changed."""
+        if isinstance(self._db, Database):
+            return rows_changed(await self._db.execute(statement, parameters))
         async with self._db() as tx, tx.begin():
-            await tx.execute(
-                update(columns.key.table)
-                .where(columns.key == key)
-                .where(columns.holder == self._holder)
-                .values({columns.holder: None, columns.until: None})
-            )
+            return rows_changed(await tx.execute(statement, parameters))
 
     @contextlib.asynccontextmanager
     async def held(self, key: str) -> AsyncIterator[None]:

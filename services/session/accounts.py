@@ -16,8 +16,10 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
+from sqlalchemy.engine import Connection, Row
 from sqlalchemy.sql.dml import Insert
 
 from session.account_phrases import notice_phrase
@@ -113,27 +115,40 @@ class Accounts:
     # --- who pays ---------------------------------------------------------------------------
 
     async def sealed_credential(self, person: str) -> tuple[Payer, Hold, Sealed | None]:
-        row = await self._key_row(person)
-        if row is not None and row.refused_at is None:
-            return Payer.OWN, Hold.NONE, Sealed(row.kek_id, row.nonce, row.sealed)
-        if not self._rules.operator_key:
-            return Payer.BUILT_IN, Hold.NONE, None
-        if not self._rules.operator_shared:
-            return Payer.NOBODY, Hold.NO_KEY, None
-        return Payer.OPERATOR, await self._budget_hold(person), None
+        return await self._payer(person, await self._key_row(person))
+
+    async def sealed_with_pseudonym(self, person: str) -> tuple[Payer, Hold, Sealed | None, str]:
+        """Who pays for the person's calls, their key still sealed, and their pseudonym: the
+        person's rows read in one trip."""
+        row, secret = await self._database.run(_own_rows_on, person)
+        payer, hold, sealed = await self._payer(person, row)
+        pseudonym = (
+            _pseudonym(person, secret) if secret is not None else await self.pseudonym(person)
+        )
+        return payer, hold, sealed, pseudonym
 
     async def credential(self, person: str) -> Credential:
         """The person's credential with their key opened, for this service's own calls. A key
         that does not open fails the call as an unavailable model does: it is answered with
         an apology and logged, not retried for ever."""
-        payer, hold, sealed = await self.sealed_credential(person)
-        pseudonym = await self.pseudonym(person)
+        payer, hold, sealed, pseudonym = await self.sealed_with_pseudonym(person)
         if sealed is None:
             return Credential(payer, hold, pseudonym=pseudonym)
         try:
             return Credential(payer, hold, self._keyring.open(sealed, person), pseudonym)
         except KeyringError as error:
             raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
+
+    async def _payer(
+        self, person: str, key_row: Row[Any] | None
+    ) -> tuple[Payer, Hold, Sealed | None]:
+        if key_row is not None and key_row.refused_at is None:
+            return Payer.OWN, Hold.NONE, Sealed(key_row.kek_id, key_row.nonce, key_row.sealed)
+        if not self._rules.operator_key:
+            return Payer.BUILT_IN, Hold.NONE, None
+        if not self._rules.operator_shared:
+            return Payer.NOBODY, Hold.NO_KEY, None
+        return Payer.OPERATOR, await self._budget_hold(person), None
 
     async def pseudonym(self, person: str) -> str:
         """What names the person in traces and to the API: a digest of the name under a key of
@@ -150,13 +165,10 @@ class Accounts:
             secret = await self._pseudonym_key(person)
         if secret is None:
             raise ModelUnavailable("the person's pseudonym key could not be kept")
-        return hmac.new(secret, person.encode(), hashlib.sha256).hexdigest()[:32]
+        return _pseudonym(person, secret)
 
     async def _pseudonym_key(self, person: str) -> bytes | None:
-        async with self._database() as db:
-            return await db.scalar(
-                select(pseudonym_keys.c.secret).where(pseudonym_keys.c.person == person)
-            )
+        return await self._database.scalar(_PSEUDONYM_KEY, {"person": person})
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
         await self.report_refused(person, key.ending, reason)
@@ -394,11 +406,26 @@ class Accounts:
             .on_conflict_do_nothing(index_elements=["person", "notice"])
         )
 
-    async def _key_row(self, person: str):  # type: ignore[no-untyped-def]
-        async with self._database() as db:
-            return (
-                await db.execute(select(person_keys).where(person_keys.c.person == person))
-            ).first()
+    async def _key_row(self, person: str) -> Row[Any] | None:
+        return (await self._database.execute(_KEY_ROW, {"person": person})).first()
+
+
+_KEY_ROW = select(person_keys).where(person_keys.c.person == bindparam("person"))
+_PSEUDONYM_KEY = select(pseudonym_keys.c.secret).where(
+    pseudonym_keys.c.person == bindparam("person")
+)
+
+
+def _own_rows_on(connection: Connection, person: str) -> tuple[Row[Any] | None, bytes | None]:
+    """The person's key row and pseudonym key, either missing."""
+    parameters = {"person": person}
+    return connection.execute(_KEY_ROW, parameters).first(), connection.scalar(
+        _PSEUDONYM_KEY, parameters
+    )
+
+
+def _pseudonym(person: str, secret: bytes) -> str:
+    return hmac.new(secret, person.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def _usage_row(row) -> UsageRow:  # type: ignore[no-untyped-def]

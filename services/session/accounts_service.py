@@ -64,11 +64,9 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.CredentialReply:
         identity = await authenticate(context, self._secret)
-        payer, hold, sealed = await self._accounts.sealed_credential(identity.person)
+        payer, hold, sealed, pseudonym = await self._accounts.sealed_with_pseudonym(identity.person)
         reply = accounts_pb2.CredentialReply(
-            payer=payer.value,
-            hold=hold.value,
-            pseudonym=await self._accounts.pseudonym(identity.person),
+            payer=payer.value, hold=hold.value, pseudonym=pseudonym
         )
         if sealed is not None:
             reply.key.CopyFrom(

@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from session.tables import conversations, messages, updates
@@ -19,6 +19,10 @@ from violet.database import Database, across_people
 class Conversation:
     id: str
     person: str
+
+
+_OF_PERSON = select(conversations.c.id).where(conversations.c.person == bindparam("person"))
+_LAST_SEQ = select(conversations.c.last_seq).where(conversations.c.id == bindparam("conversation"))
 
 
 class Conversations:
@@ -52,17 +56,11 @@ class Conversations:
         return Conversation(new_id, person)
 
     async def _conversation_id(self, person: str) -> str | None:
-        async with self._database() as db:
-            return await db.scalar(
-                select(conversations.c.id).where(conversations.c.person == person)
-            )
+        return await self._database.scalar(_OF_PERSON, {"person": person})
 
     async def last_seq(self, conversation: Conversation) -> int:
-        async with self._database() as db:
-            value = await db.scalar(
-                select(conversations.c.last_seq).where(conversations.c.id == conversation.id)
-            )
-            return int(value or 0)
+        value = await self._database.scalar(_LAST_SEQ, {"conversation": conversation.id})
+        return int(value or 0)
 
     async def waiting(self) -> Sequence[Conversation]:
         """Conversations with a message not yet answered or an update not yet told (a replica

@@ -27,7 +27,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.engine import Connection
 
 from session.accounts import adding
 from session.feed import Feed
@@ -111,8 +112,6 @@ class Removed(Exception):
 class _Removal:
     # None while the removal runs.
     finished_at: datetime | None
-    # When the person's conversation since began, if one did.
-    conversation_began: datetime | None
 
 
 @dataclass(frozen=True)
@@ -141,39 +140,45 @@ class Standing:
         self._db = db
         self._secret = secret
 
-    async def check(self, person: str, signed_in_at: datetime | None = None) -> None:
-        """Raises Removed unless the person may be served. `signed_in_at`: when the device's
-        token was issued, for a device opening the conversation; None for a call that comes
-        after one, which is refused once any removal ran since the conversation began."""
+    async def check(self, person: str, signed_in_at: datetime | None = None) -> str | None:
+        """Raises Removed unless the person may be served; else returns their conversation's
+        id (None before their first message), read with their standing in the same trip.
+        `signed_in_at`: when the device's token was issued, for a device opening the
+        conversation; None for a call that comes after one, which is refused once any removal
+        ran since the conversation began."""
         with acting_for(person):
-            removal = await self._last_removal(person)
+            removal, conversation, began = await self._db.run(
+                _standing_on, person_digest(self._secret, person), person
+            )
         if removal is None:
-            return
+            return conversation
         if removal.finished_at is None:
             raise Removed("the person is being removed")
         if signed_in_at is not None:
             if signed_in_at <= removal.finished_at:
                 raise Removed("the device signed in before the person was removed")
-            return
-        began = removal.conversation_began
-        if began is None or began <= removal.finished_at:
+        elif began is None or began <= removal.finished_at:
             raise Removed("the person was removed since this device signed in")
+        return conversation
 
-    async def _last_removal(self, person: str) -> _Removal | None:
-        async with self._db() as db:
-            row = (
-                await db.execute(
-                    select(removals.c.finished_at).where(
-                        removals.c.digest == person_digest(self._secret, person)
-                    )
-                )
-            ).first()
-            if row is None:
-                return None
-            began = await db.scalar(
-                select(conversations.c.created_at).where(conversations.c.person == person)
-            )
-        return _Removal(row.finished_at, began)
+
+_REMOVAL = select(removals.c.finished_at).where(removals.c.digest == bindparam("digest"))
+_CONVERSATION = select(conversations.c.id, conversations.c.created_at).where(
+    conversations.c.person == bindparam("person")
+)
+
+
+def _standing_on(
+    connection: Connection, digest: str, person: str
+) -> tuple[_Removal | None, str | None, datetime | None]:
+    """The person's last removal, if any, and their conversation's id and start, if any."""
+    removal = connection.execute(_REMOVAL, {"digest": digest}).first()
+    conversation = connection.execute(_CONVERSATION, {"person": person}).first()
+    return (
+        None if removal is None else _Removal(removal.finished_at),
+        None if conversation is None else conversation.id,
+        None if conversation is None else conversation.created_at,
+    )
 
 
 class Erasure:

@@ -7,7 +7,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.engine import Connection
 
 from session.summaries import Summaries
 from session.tables import model_conversations
@@ -24,22 +25,27 @@ class ModelConversation:
     reason: str  # "first message", "rollover" or "moved server"
 
 
+_CURRENT = (
+    select(model_conversations)
+    .where(model_conversations.c.conversation_id == bindparam("conversation"))
+    .order_by(model_conversations.c.started_at.desc())
+    .limit(1)
+)
+
+
+def current_on(connection: Connection, conversation_id: str) -> ModelConversation | None:
+    """The model conversation the person's turns go to now: the last one started."""
+    row = connection.execute(_CURRENT, {"conversation": conversation_id}).first()
+    return ModelConversation(row.id, row.carry_from_seq, row.reason) if row else None
+
+
 class ModelConversations:
     def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 
     async def current(self, conversation_id: str) -> ModelConversation | None:
-        async with self._database() as db:
-            row = (
-                await db.execute(
-                    select(model_conversations)
-                    .where(model_conversations.c.conversation_id == conversation_id)
-                    .order_by(model_conversations.c.started_at.desc())
-                    .limit(1)
-                )
-            ).first()
-            return ModelConversation(row.id, row.carry_from_seq, row.reason) if row else None
+        return await self._database.run(current_on, conversation_id)
 
     async def start(
         self, conversation_id: str, reason: str, replica: str, carry_from_seq: int

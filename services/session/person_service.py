@@ -21,12 +21,14 @@ async def may_serve(
     person: str,
     context: grpc.aio.ServicerContext,
     signed_in_at: datetime | None = None,
-) -> None:
-    """Ends the call with UNAUTHENTICATED unless the person may be served (`Standing.check`)."""
+) -> str | None:
+    """Ends the call with UNAUTHENTICATED unless the person may be served (`Standing.check`);
+    else the id of their conversation, None before their first message."""
     try:
-        await standing.check(person, signed_in_at)
+        return await standing.check(person, signed_in_at)
     except Removed:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+        raise
 
 
 # What a person confirms a deletion with (docs/protocol.md), in any case and spacing.

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
 
 from session.tables import pins
 from violet.clock import Clock, utc_now
@@ -45,23 +46,29 @@ class Pin:
     ref: str | None = None
 
 
+_OPEN = (
+    select(pins)
+    .where(pins.c.conversation_id == bindparam("conversation"), pins.c.closed_at.is_(None))
+    .order_by(pins.c.created_at)
+)
+_OPEN_OF_KIND = _OPEN.where(pins.c.kind == bindparam("kind"))
+
+
+def open_on(connection: Connection, conversation_id: str, kind: Kind | None = None) -> list[Pin]:
+    """The conversation's open pins (of one kind, or all), oldest first."""
+    keys = {"conversation": conversation_id}
+    query = _OPEN if kind is None else _OPEN_OF_KIND
+    rows = connection.execute(query, keys if kind is None else {**keys, "kind": kind})
+    return [Pin(row.id, row.kind, row.text, row.created_at, row.ref) for row in rows]
+
+
 class Pins:
     def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database
         self._clock = clock
 
     async def open(self, conversation_id: str, kind: Kind | None = None) -> list[Pin]:
-        query = (
-            select(pins)
-            .where(pins.c.conversation_id == conversation_id)
-            .where(pins.c.closed_at.is_(None))
-            .order_by(pins.c.created_at)
-        )
-        if kind is not None:
-            query = query.where(pins.c.kind == kind)
-        async with self._database() as db:
-            rows = await db.execute(query)
-            return [Pin(row.id, row.kind, row.text, row.created_at, row.ref) for row in rows]
+        return await self._database.run(open_on, conversation_id, kind)
 
     async def add(
         self,

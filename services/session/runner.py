@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opentelemetry import trace
+from sqlalchemy.engine import Connection
 
 from session.conversations import Conversation
 from session.feed import Feed
@@ -21,10 +22,10 @@ from session.memory_client import MemoryClient
 from session.model_conversations import ModelConversation
 from session.notify.outbox import Outbox
 from session.store import ConversationStore
-from session.transcript import Message
+from session.transcript import Message, next_unanswered_on
 from session.turn import MainSession
-from session.turn_context import TurnContext, load_turn_context
-from session.updates import Update
+from session.turn_context import TurnContext, turn_reads_on
+from session.updates import Update, next_untold_on
 from violet.faults import fault_point
 from violet.identity import acting_for, service_identity
 from violet.leases import Lease
@@ -147,9 +148,7 @@ class TurnRunner:
         return await self._waiting(conversation)
 
     async def _waiting(self, conversation: Conversation) -> Message | Update | None:
-        """The person's next message; when none waits, the next work update to tell."""
-        message = await self._store.transcript.next_unanswered(conversation.id)
-        return message or await self._store.updates.next_untold(conversation.id)
+        return await self._store.database.run(waiting_on, conversation.id)
 
     async def _answer_waiting(self, conversation: Conversation, waiting: bool) -> None:
         """Answers what waits, under the conversation's lock. Once the lock's holder finds
@@ -179,8 +178,11 @@ class TurnRunner:
 
     async def _context(self, conversation: Conversation) -> TurnContext:
         identity = service_identity(conversation.person, self._replica.secret)
-        model_conversation = await self._model_conversation(conversation)
-        return await load_turn_context(self._store, conversation, identity, model_conversation)
+        read = await self._store.database.run(turn_reads_on, conversation.id)
+        model_conversation = await self._model_conversation(conversation, read.current)
+        return TurnContext(
+            conversation, identity, model_conversation, read.live, read.summary, read.pins
+        )
 
     async def _turn(self, conversation: Conversation, message: Message) -> Message | Update | None:
         """Answers the message; what waits next."""
@@ -288,11 +290,12 @@ class TurnRunner:
         if not under_way:
             self._captures_of.pop(conversation_id, None)
 
-    async def _model_conversation(self, conversation: Conversation) -> ModelConversation:
-        """The model conversation this turn belongs to; a replica new to the person opens one,
-        rebuilt from the transcript and the summary."""
+    async def _model_conversation(
+        self, conversation: Conversation, current: ModelConversation | None
+    ) -> ModelConversation:
+        """The model conversation this turn belongs to: the current one; a replica new to the
+        person opens one, rebuilt from the transcript and the summary (the same messages)."""
         models = self._store.model_conversations
-        current = await models.current(conversation.id)
         if current is not None and conversation.id in self._served:
             return current
         self._served.add(conversation.id)
@@ -300,3 +303,10 @@ class TurnRunner:
         if current is None:
             return await models.start(conversation.id, "first message", replica, carry_from_seq=1)
         return await models.start(conversation.id, "moved server", replica, current.carry_from_seq)
+
+
+def waiting_on(connection: Connection, conversation_id: str) -> Message | Update | None:
+    """The person's next message; when none waits, the next work update to tell."""
+    return next_unanswered_on(connection, conversation_id) or next_untold_on(
+        connection, conversation_id
+    )

@@ -9,6 +9,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from session.activity import Activity
+from session.conversations import Conversation
 from session.devices import Devices
 from session.erasure import Standing, signed_in
 from session.feed import Feed
@@ -72,13 +73,12 @@ class SessionService(session_pb2_grpc.SessionServicer):
     ) -> session_pb2.OpenReply:
         identity = await authenticate(context, self._secret)
         signed_in_at = signed_in(request.signed_in_at_unix)
-        await self._may_serve(identity.person, context, signed_in_at)
+        conversation = await self._conversation(identity.person, context, signed_in_at)
         if request.device and signed_in_at is not None:
             await self._devices.seen(identity.person, request.device, signed_in_at, request.agent)
         # A device opens the conversation as the person opens the app: their memory gets
         # ready while they read and type.
         self._memory.prepare(identity)
-        conversation = await self._conversations.conversation_of(identity.person)
         seq = await self._conversations.last_seq(conversation)
         return session_pb2.OpenReply(conversation=conversation.id, seq=seq)
 
@@ -98,8 +98,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message holds at most {MAX_TEXT} characters"
             )
-        await self._may_serve(identity.person, context)
-        conversation = await self._conversations.conversation_of(identity.person)
+        conversation = await self._conversation(identity.person, context)
         if self._runner.full(conversation):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "too many turns wait here; nothing was stored"
@@ -118,8 +117,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.FollowRequest, session_pb2.ConversationEvent],
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
-        await self._may_serve(identity.person, context)
-        conversation = await self._conversations.conversation_of(identity.person)
+        conversation = await self._conversation(identity.person, context)
         last = request.since
         activity = self._feed.subscribe(conversation.id)
         # While a device follows, what Violet tells reaches it here, not as a notification.
@@ -154,8 +152,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.WorkUpdate, session_pb2.DeliverReply],
     ) -> session_pb2.DeliverReply:
         identity = await authenticate(context, self._secret)
-        await self._may_serve(identity.person, context)
-        conversation = await self._conversations.conversation_of(identity.person)
+        conversation = await self._conversation(identity.person, context)
         kind = request.WhichOneof("update")
         if kind == "activity":
             await self._activity.show(conversation, request.activity)
@@ -189,10 +186,17 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the update is empty")
         return session_pb2.DeliverReply()
 
-    async def _may_serve(
+    async def _may_serve(self, person: str, context: grpc.aio.ServicerContext) -> None:
+        await may_serve(self._standing, person, context)
+
+    async def _conversation(
         self,
         person: str,
         context: grpc.aio.ServicerContext,
         signed_in_at: datetime | None = None,
-    ) -> None:
-        await may_serve(self._standing, person, context, signed_in_at)
+    ) -> Conversation:
+        """The person's one conversation, once they may be served (else the call ends)."""
+        found = await may_serve(self._standing, person, context, signed_in_at)
+        if found is not None:
+            return Conversation(found, person)
+        return await self._conversations.conversation_of(person)

@@ -17,6 +17,8 @@ from violet.database import Database
 
 @dataclass(frozen=True)
 class ConversationStore:
+    # Where the parts keep their rows: for reads of several parts in one trip.
+    database: Database
     conversations: Conversations
     transcript: Transcript
     model_conversations: ModelConversations
@@ -29,6 +31,7 @@ class ConversationStore:
     def open(cls, database: Database, *, notify: bool, clock: Clock = utc_now) -> ConversationStore:
         """`notify`: wake other replicas' streams through PostgreSQL NOTIFY."""
         return cls(
+            database=database,
             conversations=Conversations(database, clock),
             transcript=Transcript(database, notify, clock),
             model_conversations=ModelConversations(database, clock),

@@ -3,10 +3,17 @@ since the last one that worked."""
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.engine import Connection
 
 from session.tables import conversations
 from violet.database import Database, Session
+
+_SUMMARY = select(conversations.c.summary).where(conversations.c.id == bindparam("conversation"))
+
+
+def summary_on(connection: Connection, conversation_id: str) -> str:
+    return connection.scalar(_SUMMARY, {"conversation": conversation_id}) or ""
 
 
 class Summaries:
@@ -14,13 +21,7 @@ class Summaries:
         self._database = database
 
     async def of(self, conversation_id: str) -> str:
-        async with self._database() as db:
-            return (
-                await db.scalar(
-                    select(conversations.c.summary).where(conversations.c.id == conversation_id)
-                )
-                or ""
-            )
+        return await self._database.run(summary_on, conversation_id)
 
     @staticmethod
     async def replace(tx: Session, conversation_id: str, summary: str) -> None:

@@ -8,23 +8,64 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import IntegrityError
 
 from session.conversations import Conversation
 from session.model_conversations import ModelConversation
 from session.tables import conversations, messages, updates
 from violet.clock import Clock, utc_now
-from violet.database import Database, Session
+from violet.database import Database
 from violet.telemetry import carrier
 
 NOTIFY_CHANNEL = "violet_transcript"
 # More than any model conversation holds before a rollover is forced.
 LIVE_LIMIT = 100_000
+
+# What a transaction that stores a message also does, given the connection and the new seq.
+Also = Callable[[Connection, int], None]
+
+# The statements a turn runs, built once: building one costs more CPU than running it.
+_CONVERSATION = messages.c.conversation_id == bindparam("conversation")
+_FIND_SAY = select(messages.c.seq).where(
+    _CONVERSATION,
+    messages.c.client_id == bindparam("client"),
+    messages.c.text_digest == bindparam("digest"),
+)
+_SINCE = (
+    select(messages)
+    .where(_CONVERSATION, messages.c.seq > bindparam("after"))
+    .order_by(messages.c.seq)
+    .limit(bindparam("most"))
+)
+_NEXT_UNANSWERED = (
+    select(messages)
+    .where(_CONVERSATION, messages.c.author == "you", messages.c.answered.is_(False))
+    .order_by(messages.c.seq)
+    .limit(1)
+)
+_NEXT_SEQ = (
+    update(conversations)
+    .where(conversations.c.id == bindparam("conversation"))
+    .values(last_seq=conversations.c.last_seq + 1)
+    .returning(conversations.c.last_seq)
+)
+_INSERT = insert(messages)
+_MARK_ANSWERED = (
+    update(messages)
+    .where(_CONVERSATION, messages.c.seq == bindparam("answering"))
+    .values(answered=True, model_conversation_id=bindparam("model"))
+)
+_MARK_TOLD = (
+    update(updates).where(updates.c.id == bindparam("update")).values(told_seq=bindparam("told"))
+)
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 @dataclass(frozen=True)
@@ -48,7 +89,7 @@ def _digest(text_: str) -> str:
     return hashlib.sha256(text_.encode()).hexdigest()
 
 
-def _row_to_message(row) -> Message:  # type: ignore[no-untyped-def]
+def _row_to_message(row: Row[Any]) -> Message:
     return Message(
         row.seq, row.author, row.text, row.at, row.reply_to, row.client_id, row.trace_context
     )
@@ -63,25 +104,26 @@ class Transcript:
     async def append_say(self, conversation: Conversation, client_id: str, text_: str) -> Appended:
         """Stores what the person said, once per (device id, text): a retry gets the same seq."""
         digest = _digest(text_)
-        existing = await self._find_say(conversation, client_id, digest)
-        if existing is not None:
-            return Appended(existing, duplicate=True)
+        message = Message(0, "you", text_, self._clock(), None, client_id, carrier())
         try:
-            said = await self._append(
-                conversation,
-                author="you",
-                text_=text_,
-                client_id=client_id,
-                text_digest=digest,
-                answered=False,
-                trace_context=carrier(),
-            )
+            return await self._database.run(self._say, conversation.id, message, digest)
         except IntegrityError:  # the same retry raced us and won
-            existing = await self._find_say(conversation, client_id, digest)
+            existing = await self._database.scalar(
+                _FIND_SAY, {"conversation": conversation.id, "client": client_id, "digest": digest}
+            )
             if existing is None:
                 raise
             return Appended(existing, duplicate=True)
-        return Appended(said.seq, duplicate=False)
+
+    def _say(
+        self, connection: Connection, conversation_id: str, said: Message, digest: str
+    ) -> Appended:
+        keys = {"conversation": conversation_id, "client": said.client_id, "digest": digest}
+        existing = connection.scalar(_FIND_SAY, keys)
+        if existing is not None:
+            return Appended(existing, duplicate=True)
+        seq = self._store(connection, conversation_id, said, digest=digest, answered=False)
+        return Appended(seq, duplicate=False)
 
     async def append_answer(
         self,
@@ -92,23 +134,18 @@ class Transcript:
     ) -> Message:
         """Stores Violet's answer and marks the message it answers, in one transaction."""
 
-        async def mark_answered(tx: Session, _: int) -> None:
-            await tx.execute(
-                update(messages)
-                .where(messages.c.conversation_id == conversation.id)
-                .where(messages.c.seq == answering.seq)
-                .values(answered=True, model_conversation_id=model_conversation)
+        def mark_answered(connection: Connection, _: int) -> None:
+            connection.execute(
+                _MARK_ANSWERED,
+                {
+                    "conversation": conversation.id,
+                    "answering": answering.seq,
+                    "model": model_conversation,
+                },
             )
 
-        return await self._append(
-            conversation,
-            author="violet",
-            text_=text_,
-            also=mark_answered,
-            reply_to=answering.client_id,
-            answered=True,
-            model_conversation_id=model_conversation,
-        )
+        answer = Message(0, "violet", text_, self._clock(), answering.client_id)
+        return await self._append(conversation, answer, model_conversation, mark_answered)
 
     async def append_told(
         self,
@@ -116,116 +153,108 @@ class Transcript:
         update_id: int,
         text_: str,
         model_conversation: str,
-        then: Callable[[Session, int], Awaitable[None]] | None = None,
+        then: Also | None = None,
     ) -> Message:
         """Stores Violet's telling of a work update and marks the update told, together; `then`
         is done in the same transaction."""
 
-        async def mark_told(tx: Session, seq: int) -> None:
-            await tx.execute(update(updates).where(updates.c.id == update_id).values(told_seq=seq))
+        def mark_told(connection: Connection, seq: int) -> None:
+            connection.execute(_MARK_TOLD, {"update": update_id, "told": seq})
             if then is not None:
-                await then(tx, seq)
+                then(connection, seq)
 
-        return await self._append(
-            conversation,
-            author="violet",
-            text_=text_,
-            also=mark_told,
-            answered=True,
-            model_conversation_id=model_conversation,
-        )
+        told = Message(0, "violet", text_, self._clock())
+        return await self._append(conversation, told, model_conversation, mark_told)
 
     async def _append(
-        self,
-        conversation: Conversation,
-        *,
-        author: str,
-        text_: str,
-        also: Callable[[Session, int], Awaitable[None]] | None = None,
-        reply_to: str | None = None,
-        client_id: str | None = None,
-        trace_context: str | None = None,
-        **columns: object,
+        self, conversation: Conversation, message: Message, model_conversation: str, also: Also
     ) -> Message:
-        moment = self._clock()
-        async with self._database() as tx, tx.begin():
-            seq = await tx.scalar(
-                update(conversations)
-                .where(conversations.c.id == conversation.id)
-                .values(last_seq=conversations.c.last_seq + 1)
-                .returning(conversations.c.last_seq)
+        def store(connection: Connection) -> int:
+            seq = self._store(
+                connection,
+                conversation.id,
+                message,
+                answered=True,
+                model_conversation_id=model_conversation,
             )
-            await tx.execute(
-                insert(messages).values(
-                    conversation_id=conversation.id,
-                    seq=seq,
-                    author=author,
-                    text=text_,
-                    at=moment,
-                    reply_to=reply_to,
-                    client_id=client_id,
-                    trace_context=trace_context,
-                    **columns,
-                )
-            )
-            if also is not None:
-                await also(tx, seq)
-            if self._notify:
-                await tx.execute(
-                    text("SELECT pg_notify(:channel, :conversation)"),
-                    {"channel": NOTIFY_CHANNEL, "conversation": conversation.id},
-                )
-        return Message(int(seq), author, text_, moment, reply_to, client_id, trace_context)
+            also(connection, seq)
+            return seq
+
+        seq = await self._database.run(store)
+        return replace(message, seq=seq)
+
+    def _store(
+        self,
+        connection: Connection,
+        conversation_id: str,
+        message: Message,
+        *,
+        answered: bool,
+        digest: str | None = None,
+        model_conversation_id: str | None = None,
+    ) -> int:
+        """Numbers and inserts the message (waking other replicas' followers): its seq."""
+        seq = int(connection.scalar(_NEXT_SEQ, {"conversation": conversation_id}))
+        connection.execute(
+            _INSERT,
+            {
+                "conversation_id": conversation_id,
+                "seq": seq,
+                "author": message.author,
+                "text": message.text,
+                "at": message.at,
+                "reply_to": message.reply_to,
+                "client_id": message.client_id,
+                "text_digest": digest,
+                "answered": answered,
+                "model_conversation_id": model_conversation_id,
+                "trace_context": message.trace_context,
+            },
+        )
+        if self._notify:
+            connection.execute(_NOTIFY, {"channel": NOTIFY_CHANNEL, "payload": conversation_id})
+        return seq
 
     async def notify_activity(self, conversation: Conversation, line: str) -> None:
         """Sends an activity line to every replica's followers through PostgreSQL."""
         payload = json.dumps({"conversation": conversation.id, "activity": line})
-        async with self._database() as tx, tx.begin():
-            await tx.execute(
-                text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": NOTIFY_CHANNEL, "payload": payload},
-            )
+        await self._database.execute(_NOTIFY, {"channel": NOTIFY_CHANNEL, "payload": payload})
 
     @property
     def notifies(self) -> bool:
         return self._notify
 
-    async def _find_say(
-        self, conversation: Conversation, client_id: str, digest: str
-    ) -> int | None:
-        async with self._database() as db:
-            return await db.scalar(
-                select(messages.c.seq)
-                .where(messages.c.conversation_id == conversation.id)
-                .where(messages.c.client_id == client_id)
-                .where(messages.c.text_digest == digest)
-            )
-
     async def since(self, conversation_id: str, seq: int, limit: int = 500) -> list[Message]:
-        async with self._database() as db:
-            rows = await db.execute(
-                select(messages)
-                .where(messages.c.conversation_id == conversation_id)
-                .where(messages.c.seq > seq)
-                .order_by(messages.c.seq)
-                .limit(limit)
-            )
-            return [_row_to_message(row) for row in rows]
+        return await self._database.run(since_on, conversation_id, seq, limit)
 
     async def live(self, conversation_id: str, model: ModelConversation) -> list[Message]:
         """The messages the model conversation holds; older ones are in the summary."""
-        return await self.since(conversation_id, model.carry_from_seq - 1, limit=LIVE_LIMIT)
+        return await self._database.run(live_on, conversation_id, model)
 
     async def next_unanswered(self, conversation_id: str) -> Message | None:
-        async with self._database() as db:
-            row = (
-                await db.execute(
-                    select(messages)
-                    .where(messages.c.conversation_id == conversation_id)
-                    .where(messages.c.author == "you")
-                    .where(messages.c.answered.is_(False))
-                    .order_by(messages.c.seq)
-                    .limit(1)
-                )
-            ).first()
-            return _row_to_message(row) if row else None
+        return await self._database.run(next_unanswered_on, conversation_id)
+
+
+# The reads as work for `Database.run`, so a turn can make several of them in one trip.
+
+
+def since_on(
+    connection: Connection, conversation_id: str, seq: int, limit: int = 500
+) -> list[Message]:
+    """The messages after `seq`, oldest first."""
+    rows = connection.execute(
+        _SINCE, {"conversation": conversation_id, "after": seq, "most": limit}
+    )
+    return [_row_to_message(row) for row in rows]
+
+
+def live_on(
+    connection: Connection, conversation_id: str, model: ModelConversation
+) -> list[Message]:
+    return since_on(connection, conversation_id, model.carry_from_seq - 1, LIVE_LIMIT)
+
+
+def next_unanswered_on(connection: Connection, conversation_id: str) -> Message | None:
+    """The person's oldest message not yet answered."""
+    row = connection.execute(_NEXT_UNANSWERED, {"conversation": conversation_id}).first()
+    return _row_to_message(row) if row else None

@@ -15,7 +15,7 @@ from session.context import as_said, main_prompt
 from session.conversations import Conversation
 from session.effects import CallKeys
 from session.memory_client import MemoryClient, RecallMissed, Recollection
-from session.pins import Pins, pinned
+from session.pins import Pin, Pins, pinned
 from session.plain_words import in_plain_words
 from session.transcript import Message
 from session.turn_context import TurnContext, person_language
@@ -100,7 +100,7 @@ class MainSession:
     async def answer(self, context: TurnContext, message: Message) -> Answer:
         live = as_said(context.live, upto=message.seq)
         keys = CallKeys(f"say:{message.seq}")
-        return await self._respond(context, message.text, live, keys)
+        return await self._respond(context, message.text, live, context.pins, keys)
 
     async def tell(self, context: TurnContext, update: Update) -> Answer:
         """Violet's own words for an update: a work result, a question waiting for a yes, or
@@ -109,29 +109,25 @@ class MainSession:
         if update.kind == "result":
             await self._pins.close_ref(conversation.id, "work", update.topic)
             await self._pins.close_ref(conversation.id, "promise", update.topic)
-        elif update.kind == "approval" and not await self._pinned(conversation, update):
+        elif update.kind == "approval" and not _pinned(context.pins, update):
             await self._pins.add(conversation.id, "approval", update.text, ref=update.approval_ref)
         live = as_said(context.live)
         keys = CallKeys(f"update:{update.id}")
-        return await self._respond(context, update.text, live, keys, update.text)
-
-    async def _pinned(self, conversation: Conversation, update: Update) -> bool:
-        """Whether the approval is pinned already: by this telling, run before a crash."""
-        waiting = await self._pins.open(conversation.id, "approval")
-        return any(pin.ref == update.approval_ref for pin in waiting)
+        open_pins = await self._pins.open(conversation.id)  # as the telling changed them
+        return await self._respond(context, update.text, live, open_pins, keys, update.text)
 
     async def _respond(
         self,
         context: TurnContext,
         query: str,
         live: list[Message],
+        open_pins: list[Pin],
         keys: CallKeys,
         update: str = "",
     ) -> Answer:
         conversation, identity = context.conversation, context.identity
         language = person_language(live)
         recollection, checked = await self._recall(identity, query)
-        open_pins = await self._pins.open(conversation.id)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
 
@@ -259,3 +255,8 @@ class MainSession:
                 {"role": "user", "content": results},
             ]
         return reply
+
+
+def _pinned(open_pins: list[Pin], update: Update) -> bool:
+    """Whether the approval is pinned already: by this telling, run before a crash."""
+    return any(pin.kind == "approval" and pin.ref == update.approval_ref for pin in open_pins)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from sqlalchemy.engine import Connection
+
 from session.conversations import Conversation
-from session.model_conversations import ModelConversation
+from session.model_conversations import ModelConversation, current_on
+from session.pins import Pin, open_on
 from session.store import ConversationStore
-from session.transcript import Message
+from session.summaries import summary_on
+from session.transcript import LIVE_LIMIT, Message, since_on
 from violet.identity import Identity
 from violet.language import detect
 
@@ -20,6 +24,7 @@ class TurnContext:
     model_conversation: ModelConversation
     live: list[Message]  # what the model conversation holds, oldest first
     summary: str  # everything before `live`
+    pins: list[Pin]  # the open pins as the turn began
 
     def after(self, stored: Message) -> TurnContext:
         """The context once the turn's own message is stored, for the fold that follows it.
@@ -33,12 +38,30 @@ def person_language(messages: list[Message]) -> str:
     return detect([m.text for m in messages if m.author == "you"])
 
 
+@dataclass(frozen=True)
+class TurnReads:
+    """What a turn reads of the conversation at its start, in one trip to the database."""
+
+    # The model conversation turns go to now; None before the first message's turn.
+    current: ModelConversation | None
+    live: list[Message]
+    summary: str
+    pins: list[Pin]
+
+
+def turn_reads_on(connection: Connection, conversation_id: str) -> TurnReads:
+    current = current_on(connection, conversation_id)
+    carried = current.carry_from_seq if current is not None else 1
+    live = since_on(connection, conversation_id, carried - 1, LIVE_LIMIT)
+    summary = summary_on(connection, conversation_id)
+    return TurnReads(current, live, summary, open_on(connection, conversation_id))
+
+
 async def load_turn_context(
-    store: ConversationStore,
-    conversation: Conversation,
-    identity: Identity,
-    model_conversation: ModelConversation,
+    store: ConversationStore, conversation: Conversation, identity: Identity
 ) -> TurnContext:
-    live = await store.transcript.live(conversation.id, model_conversation)
-    summary = await store.summaries.of(conversation.id)
-    return TurnContext(conversation, identity, model_conversation, live, summary)
+    """The context of a turn in a conversation that has a model conversation already."""
+    read = await store.database.run(turn_reads_on, conversation.id)
+    if read.current is None:
+        raise LookupError(f"conversation {conversation.id} has no model conversation yet")
+    return TurnContext(conversation, identity, read.current, read.live, read.summary, read.pins)

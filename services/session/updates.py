@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from session.tables import updates
@@ -72,25 +73,29 @@ class Updates:
         return True
 
     async def next_untold(self, conversation_id: str) -> Update | None:
-        async with self._database() as db:
-            row = (
-                await db.execute(
-                    select(updates)
-                    .where(updates.c.conversation_id == conversation_id)
-                    .where(updates.c.told_seq.is_(None))
-                    .order_by(updates.c.id)
-                    .limit(1)
-                )
-            ).first()
-        if row is None:
-            return None
-        return Update(
-            row.id,
-            row.topic,
-            row.kind,
-            row.text,
-            row.approval_ref,
-            row.trace_context,
-            tuple(row.deeds or ()),
-            tuple(row.sources or ()),
-        )
+        return await self._database.run(next_untold_on, conversation_id)
+
+
+_NEXT_UNTOLD = (
+    select(updates)
+    .where(updates.c.conversation_id == bindparam("conversation"), updates.c.told_seq.is_(None))
+    .order_by(updates.c.id)
+    .limit(1)
+)
+
+
+def next_untold_on(connection: Connection, conversation_id: str) -> Update | None:
+    """The oldest update of the conversation not yet told."""
+    row = connection.execute(_NEXT_UNTOLD, {"conversation": conversation_id}).first()
+    if row is None:
+        return None
+    return Update(
+        row.id,
+        row.topic,
+        row.kind,
+        row.text,
+        row.approval_ref,
+        row.trace_context,
+        tuple(row.deeds or ()),
+        tuple(row.sources or ()),
+    )

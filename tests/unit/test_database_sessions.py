@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, func, select
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import IntegrityError
 
 from violet import database
@@ -123,3 +123,63 @@ async def test_a_session_that_never_ran_a_statement_takes_no_connection(db: Data
         async with db() as idle, idle.begin():
             pass
     assert await count(db) == 0
+
+
+def add_notes(connection: Connection, *texts: str) -> int:
+    for text in texts:
+        connection.execute(notes.insert().values(text=text))
+    return int(connection.scalar(select(func.count()).select_from(notes)) or 0)
+
+
+async def test_work_run_in_one_trip_commits_as_a_whole(db: Database) -> None:
+    assert await db.run(add_notes, "milk", "eggs") == 2
+    rows = await db.execute(select(notes.c.text).order_by(notes.c.id))
+    assert [row.text for row in rows] == ["milk", "eggs"]
+    assert await db.scalar(select(func.count()).select_from(notes)) == 2
+
+
+async def test_work_that_raises_leaves_nothing(db: Database) -> None:
+    def add_then_fail(connection: Connection) -> None:
+        add_notes(connection, "milk")
+        connection.execute(notes.insert().values(id=1, text="again"))
+
+    with pytest.raises(IntegrityError):
+        await db.run(add_then_fail)
+    assert await count(db) == 0
+
+
+async def test_more_work_than_connections_waits_its_turn(db: Database) -> None:
+    await asyncio.wait_for(asyncio.gather(*(db.run(add_notes, str(n)) for n in range(12))), 30)
+    assert await count(db) == 12
+
+
+async def test_work_whose_caller_is_cancelled_ends_as_a_whole(db: Database) -> None:
+    # The first caller's work waits on its thread; its caller is cancelled meanwhile, and the
+    # work still commits both of its notes. The second caller's work was queued behind both
+    # places and never started: nothing of it is done.
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(connection: Connection) -> None:
+        add_notes(connection, "one")
+        entered.set()
+        release.wait(10)
+        add_notes(connection, "two")
+
+    def queued(connection: Connection) -> None:
+        add_notes(connection, "never")
+
+    started = asyncio.create_task(db.run(slow))
+    blocker = asyncio.create_task(db.run(lambda connection: release.wait(10)))
+    await asyncio.to_thread(entered.wait, 10)
+    waiting = asyncio.create_task(db.run(queued))
+    await asyncio.sleep(0.05)
+    for task in (started, waiting):
+        task.cancel()
+    release.set()
+    await asyncio.gather(started, blocker, waiting, return_exceptions=True)
+    # A cancelled caller does not wait for its work: the test does, until two works can run
+    # side by side, which needs both places free.
+    both = threading.Barrier(2, timeout=10)
+    await asyncio.gather(db.run(lambda _: both.wait()), db.run(lambda _: both.wait()))
+    rows = await db.execute(select(notes.c.text).order_by(notes.c.id))
+    assert [row.text for row in rows] == ["one", "two"]

@@ -102,12 +102,8 @@ class Talk:
 
     async def after_turn(self) -> FoldResult:
         """The fold after a turn, given what that turn read."""
-        model_conversation = await self.store.model_conversations.current(self.conversation.id)
-        assert model_conversation is not None
         identity = Identity("ana", "internal-token")
-        context = await load_turn_context(
-            self.store, self.conversation, identity, model_conversation
-        )
+        context = await load_turn_context(self.store, self.conversation, identity)
         return await self.fold.after_turn(context)
 
     async def live(self) -> list[Message]:

@@ -52,10 +52,8 @@ class Talk:
         return await self.fold.after_turn(context.after(answer))
 
     async def _context(self) -> TurnContext:
-        model_conversation = await self.store.model_conversations.current(self.conversation.id)
-        assert model_conversation is not None
         identity = service_identity(self.conversation.person, "secret")
-        return await load_turn_context(self.store, self.conversation, identity, model_conversation)
+        return await load_turn_context(self.store, self.conversation, identity)
 
     async def live(self) -> int:
         return len((await self._context()).live)

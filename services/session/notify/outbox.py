@@ -6,19 +6,20 @@ is held by one replica at a time (a lease), and sent at least once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import delete, exists, literal, or_, select, update
 from sqlalchemy import insert as insert_into
+from sqlalchemy.engine import Connection
 
 from session.notify.presence import anyone_here
 from session.tables import push_outbox, push_subscriptions
 from violet.clock import Clock, utc_now
-from violet.database import Database, Session, across_people, rows_changed
+from violet.database import Database, across_people, rows_changed
 
-Told = Callable[[Session, int], Awaitable[None]]
+Told = Callable[[Connection, int], None]
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,9 @@ class Outbox:
     def told(self, person: str, kind: str) -> Told:
         """What the transaction telling an update of `kind` to the person also does: keeps the
         message to notify, when a device of theirs takes notifications and none follows."""
+        loop = asyncio.get_running_loop()
 
-        async def keep(tx: Session, seq: int) -> None:
+        def keep(connection: Connection, seq: int) -> None:
             now = self._clock()
             wanted = exists().where(push_subscriptions.c.person == person)
             row = select(
@@ -52,9 +54,10 @@ class Outbox:
                 literal(now + self._group),
             ).where(wanted, ~anyone_here(person, now))
             columns = ["person", "seq", "kind", "created_at", "due_at"]
-            kept = await tx.execute(insert_into(push_outbox).from_select(columns, row))
+            kept = connection.execute(insert_into(push_outbox).from_select(columns, row))
             if rows_changed(kept):
-                self.written.set()
+                # On the worker thread the transaction runs on: the event is the loop's.
+                loop.call_soon_threadsafe(self.written.set)
 
         return keep
 
