@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Column, ColumnElement, Update, bindparam, or_, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from violet.clock import Clock, utc_now
@@ -66,18 +67,21 @@ class Lease:
 
     async def try_acquire(self, key: str) -> bool:
         """Takes or renews the lease on the row; False while someone else holds it."""
+        return await self._change(self._take, self._taking(key)) == 1
+
+    def try_acquire_on(self, connection: Connection, key: str) -> bool:
+        """`try_acquire` as work for `Database.run`, beside other work of the same trip."""
+        return rows_changed(connection.execute(self._take, self._taking(key))) == 1
+
+    def _taking(self, key: str) -> dict[str, Any]:
         moment = self._clock()
-        taken = await self._change(
-            self._take,
-            {
-                "lease_row": key,
-                "lease_asker": self._holder,
-                "lease_taker": self._holder,
-                "lease_moment": moment,
-                "lease_expiry": moment + self._duration,
-            },
-        )
-        return taken == 1
+        return {
+            "lease_row": key,
+            "lease_asker": self._holder,
+            "lease_taker": self._holder,
+            "lease_moment": moment,
+            "lease_expiry": moment + self._duration,
+        }
 
     async def release(self, key: str) -> None:
         await self._change(self._give_back, {"lease_row": key, "lease_asker": self._holder})

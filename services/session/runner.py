@@ -20,7 +20,7 @@ from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient
 from session.model_conversations import ModelConversation
-from session.notify.outbox import Outbox
+from session.notify.outbox import Outbox, Told
 from session.store import ConversationStore
 from session.transcript import Message, next_unanswered_on
 from session.turn import MainSession
@@ -157,17 +157,25 @@ class TurnRunner:
         lock = self._replica.lock
         while waiting or await self._next(conversation) is not None:
             waiting = False
-            if not await lock.try_acquire(conversation.id):
+            taken, work = await self._store.database.run(self._take_on, conversation.id)
+            if not taken:
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
             async with lock.held(conversation.id):
-                work = await self._next(conversation)
                 while work is not None and not self._stopping:
                     if isinstance(work, Message):
                         work = await self._turn(conversation, work)
                     else:
                         work = await self._tell(conversation, work)
             return
+
+    def _take_on(
+        self, connection: Connection, conversation_id: str
+    ) -> tuple[bool, Message | Update | None]:
+        """Takes the conversation's lock and, once taken, reads what waits: one trip."""
+        if not self._replica.lock.try_acquire_on(connection, conversation_id):
+            return False, None
+        return True, waiting_on(connection, conversation_id)
 
     async def captured(self, conversation_id: str) -> None:
         """Returns once the conversation's captures under way here are sent (or failed): for a
@@ -192,8 +200,9 @@ class TurnRunner:
             context = await self._context(conversation)
             said = await self._main.answer(context, message)
             fault_point("session.answer_ready")
-            answer = await self._store.transcript.append_answer(
-                context.conversation, message, said.text, context.model_conversation.id
+            # The answer is stored, and what waits next read, in one trip.
+            answer, waiting = await self._store.database.run(
+                self._answer_on, context, message, said.text
             )
             fault_point("session.answer_stored")
             self._delivery.feed.publish(context.conversation.id)
@@ -202,7 +211,28 @@ class TurnRunner:
             if said.remember:  # a turn the model declined leaves nothing in memory
                 seqs = [message.seq, answer.seq]
                 self._capture(context, message.text, said.text, seqs, told=said.told)
-            return await self._fold_when_caught_up(context.after(answer), said.roll_over)
+            return await self._fold_when_caught_up(context.after(answer), waiting, said.roll_over)
+
+    def _answer_on(
+        self, connection: Connection, context: TurnContext, message: Message, text: str
+    ) -> tuple[Message, Message | Update | None]:
+        conversation, model = context.conversation.id, context.model_conversation.id
+        answer = self._store.transcript.answer_on(connection, conversation, message, text, model)
+        return answer, waiting_on(connection, conversation)
+
+    def _told_on(
+        self,
+        connection: Connection,
+        context: TurnContext,
+        update: Update,
+        text: str,
+        then: Told,
+    ) -> tuple[Message, Message | Update | None]:
+        conversation, model = context.conversation, context.model_conversation.id
+        told = self._store.transcript.told_on(
+            connection, conversation.id, update.id, text, model, then
+        )
+        return told, waiting_on(connection, conversation.id)
 
     async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
         """Tells the update; what waits next."""
@@ -213,12 +243,9 @@ class TurnRunner:
             context = await self._context(conversation)
             said = await self._main.tell(context, update)
             fault_point("session.telling_ready")
-            told = await self._store.transcript.append_told(
-                context.conversation,
-                update.id,
-                said.text,
-                context.model_conversation.id,
-                then=self._delivery.notices.told(conversation.person, update.kind),
+            notify = self._delivery.notices.told(conversation.person, update.kind)
+            told, waiting = await self._store.database.run(
+                self._told_on, context, update, said.text, notify
             )
             self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})
@@ -235,15 +262,15 @@ class TurnRunner:
                     told=result,
                     sources=update.sources,
                 )
-            return await self._fold_when_caught_up(context.after(told), said.roll_over)
+            return await self._fold_when_caught_up(context.after(told), waiting, said.roll_over)
 
     async def _fold_when_caught_up(
-        self, context: TurnContext, roll_over: bool = False
+        self, context: TurnContext, waiting: Message | Update | None, roll_over: bool
     ) -> Message | Update | None:
-        """Folds only once no message waits: a fold must not summarise an unanswered question
-        out of the window before its turn comes (a failed or skipped fold is tried next turn).
-        `roll_over` folds even before the window is full. Returns what waits next."""
-        waiting = await self._waiting(context.conversation)
+        """Folds only once no message waits (`waiting`, read as the turn's words were stored):
+        a fold must not summarise an unanswered question out of the window before its turn
+        comes (a failed or skipped fold is tried next turn). `roll_over` folds even before the
+        window is full. Returns what waits next."""
         if isinstance(waiting, Message):
             return waiting
         if await self._run_fold(context, roll_over):

@@ -133,19 +133,34 @@ class Transcript:
         model_conversation: str,
     ) -> Message:
         """Stores Violet's answer and marks the message it answers, in one transaction."""
+        return await self._database.run(
+            self.answer_on, conversation.id, answering, text_, model_conversation
+        )
 
-        def mark_answered(connection: Connection, _: int) -> None:
-            connection.execute(
-                _MARK_ANSWERED,
-                {
-                    "conversation": conversation.id,
-                    "answering": answering.seq,
-                    "model": model_conversation,
-                },
-            )
-
+    def answer_on(
+        self,
+        connection: Connection,
+        conversation_id: str,
+        answering: Message,
+        text_: str,
+        model_conversation: str,
+    ) -> Message:
+        """`append_answer` as work for `Database.run`, beside other work of the same trip."""
         answer = Message(0, "violet", text_, self._clock(), answering.client_id)
-        return await self._append(conversation, answer, model_conversation, mark_answered)
+        seq = self._store(
+            connection,
+            conversation_id,
+            answer,
+            answered=True,
+            model_conversation_id=model_conversation,
+        )
+        marked = {
+            "conversation": conversation_id,
+            "answering": answering.seq,
+            "model": model_conversation,
+        }
+        connection.execute(_MARK_ANSWERED, marked)
+        return replace(answer, seq=seq)
 
     async def append_told(
         self,
@@ -157,31 +172,32 @@ class Transcript:
     ) -> Message:
         """Stores Violet's telling of a work update and marks the update told, together; `then`
         is done in the same transaction."""
+        return await self._database.run(
+            self.told_on, conversation.id, update_id, text_, model_conversation, then
+        )
 
-        def mark_told(connection: Connection, seq: int) -> None:
-            connection.execute(_MARK_TOLD, {"update": update_id, "told": seq})
-            if then is not None:
-                then(connection, seq)
-
-        told = Message(0, "violet", text_, self._clock())
-        return await self._append(conversation, told, model_conversation, mark_told)
-
-    async def _append(
-        self, conversation: Conversation, message: Message, model_conversation: str, also: Also
+    def told_on(
+        self,
+        connection: Connection,
+        conversation_id: str,
+        update_id: int,
+        text_: str,
+        model_conversation: str,
+        then: Also | None = None,
     ) -> Message:
-        def store(connection: Connection) -> int:
-            seq = self._store(
-                connection,
-                conversation.id,
-                message,
-                answered=True,
-                model_conversation_id=model_conversation,
-            )
-            also(connection, seq)
-            return seq
-
-        seq = await self._database.run(store)
-        return replace(message, seq=seq)
+        """`append_told` as work for `Database.run`, beside other work of the same trip."""
+        told = Message(0, "violet", text_, self._clock())
+        seq = self._store(
+            connection,
+            conversation_id,
+            told,
+            answered=True,
+            model_conversation_id=model_conversation,
+        )
+        connection.execute(_MARK_TOLD, {"update": update_id, "told": seq})
+        if then is not None:
+            then(connection, seq)
+        return replace(told, seq=seq)
 
     def _store(
         self,
