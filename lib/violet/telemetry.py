@@ -24,7 +24,6 @@ from opentelemetry.instrumentation.grpc._aio_server import (
     OpenTelemetryAioServerInterceptor,
     _OpenTelemetryAioServicerContext,
 )
-from opentelemetry.instrumentation.grpc.filters import any_of, health_check, negate, service_prefix
 from opentelemetry.propagate import extract, inject
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import MetricExporter, PeriodicExportingMetricReader
@@ -39,8 +38,17 @@ from opentelemetry.sdk.trace.export import (
 
 from violet.settings import SettingsError
 
-# Health checks and reflection are plumbing, not turns: they make no spans.
-_TRACED_CALLS = negate(any_of(health_check(), service_prefix("grpc.reflection")))
+# Methods of plumbing, not turns (health checks, reflection): their calls make no spans.
+_PLUMBING = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+
+
+def _traced(details: Any) -> bool:
+    """Whether a call is traced: a prefix test, where the instrumentation's composed filters
+    split and normalise the method's path on every call, served or made."""
+    method = details.method
+    if isinstance(method, bytes):  # grpc.aio's client details carry bytes (grpc issue 31092)
+        method = method.decode()
+    return not method.startswith(_PLUMBING)
 
 # What the OTLP exporters speak. gRPC stays the default, as it was before HTTP came, and as the
 # OpenTelemetry Python exporters default to.
@@ -229,11 +237,11 @@ class _ServerInterceptor(OpenTelemetryAioServerInterceptor):
 
 def server_interceptors() -> list:
     tracer = trace.get_tracer("opentelemetry.instrumentation.grpc")
-    return [_ServerInterceptor(tracer, filter_=_TRACED_CALLS)]
+    return [_ServerInterceptor(tracer, filter_=_traced)]
 
 
 def client_interceptors() -> list:
-    return list(aio_client_interceptors(filter_=_TRACED_CALLS))
+    return list(aio_client_interceptors(filter_=_traced))
 
 
 # Work that continues after the call that asked for it (a turn, background work) keeps where it

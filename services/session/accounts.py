@@ -374,27 +374,12 @@ class Accounts:
         quiet = self._quiet.get(person)
         if quiet is not None and time.monotonic() - quiet < self._quiet_s:
             return []
-        now = self._clock()
-        async with self._database.begin() as db:
-            waiting = list(
-                await db.scalars(
-                    select(account_notices.c.notice)
-                    .where(account_notices.c.person == person)
-                    .where(account_notices.c.told_at.is_(None))
-                    .order_by(account_notices.c.created_at)
-                )
-            )
-            if not waiting:
-                if len(self._quiet) >= QUIET_PEOPLE:
-                    self._quiet.clear()
-                self._quiet[person] = time.monotonic()
-                return []
-            await db.execute(
-                update(account_notices)
-                .where(account_notices.c.person == person)
-                .where(account_notices.c.notice.in_(waiting))
-                .values(told_at=now)
-            )
+        waiting = await self._database.run(_take_notices_on, person, self._clock())
+        if not waiting:
+            if len(self._quiet) >= QUIET_PEOPLE:
+                self._quiet.clear()
+            self._quiet[person] = time.monotonic()
+            return []
         payer, _, _ = await self.sealed_credential(person)
         return [notice_phrase(notice, payer, language) for notice in waiting]
 
@@ -422,6 +407,24 @@ def _own_rows_on(connection: Connection, person: str) -> tuple[Row[Any] | None, 
     return connection.execute(_KEY_ROW, parameters).first(), connection.scalar(
         _PSEUDONYM_KEY, parameters
     )
+
+
+def _take_notices_on(connection: Connection, person: str, now: datetime) -> list[str]:
+    """The person's notices not yet told, oldest first, marked told at `now`."""
+    waiting = list(
+        connection.scalars(
+            select(account_notices.c.notice)
+            .where(account_notices.c.person == person, account_notices.c.told_at.is_(None))
+            .order_by(account_notices.c.created_at)
+        )
+    )
+    if waiting:
+        connection.execute(
+            update(account_notices)
+            .where(account_notices.c.person == person, account_notices.c.notice.in_(waiting))
+            .values(told_at=now)
+        )
+    return waiting
 
 
 def _pseudonym(person: str, secret: bytes) -> str:

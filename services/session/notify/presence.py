@@ -50,24 +50,22 @@ class Presence:
     async def following(self, person: str) -> AsyncIterator[Follower]:
         key = uuid.uuid4().hex
         until = self._until()
-        async with self._db() as tx, tx.begin():
-            await tx.execute(insert(presence).values(follower=key, person=person, until=until))
+        await self._db.execute(insert(presence).values(follower=key, person=person, until=until))
         try:
             yield Follower(self, key, until)
         finally:
-            async with self._db() as tx, tx.begin():
-                await tx.execute(delete(presence).where(presence.c.follower == key))
+            await self._db.execute(delete(presence).where(presence.c.follower == key))
 
     async def renew(self, key: str) -> datetime:
         until = self._until()
-        async with self._db() as tx, tx.begin():
-            await tx.execute(update(presence).where(presence.c.follower == key).values(until=until))
+        await self._db.execute(
+            update(presence).where(presence.c.follower == key).values(until=until)
+        )
         return until
 
     async def here(self, person: str) -> bool:
         """Whether any device of the person follows the conversation now."""
-        async with self._db() as db:
-            return bool(await db.scalar(select(anyone_here(person, self._clock()))))
+        return bool(await self._db.scalar(select(anyone_here(person, self._clock()))))
 
     def _until(self) -> datetime:
         return self._clock() + timedelta(seconds=PRESENCE_S)
