@@ -15,7 +15,8 @@ A service reaches its database from the event loop either through SQLAlchemy's a
 (`open_engine`) or through a `Database` (`open_database`): SQLAlchemy's plain connections, each
 call handed to a worker thread once. Over aiosqlite the asyncio engine hands every statement to
 the connection's thread four or five times (a cursor, the statement, its rows, closing), which
-made a session of one read cost 0.74 ms of CPU against 0.42 ms through a `Database`
+made a session of one read cost 0.74 ms of CPU against 0.42 ms through a `Database`; work given
+whole to `Database.run`, any number of statements in one trip, costs 0.3 ms for one read
 (docs/benchmarks.md, "Where a turn's CPU goes").
 """
 
@@ -195,9 +196,11 @@ def service_database(settings: CommonSettings, service: str) -> Database:
 
 
 class Database:
-    """A database reached from the event loop: `Session`s whose calls each run on a worker
-    thread, on a plain SQLAlchemy connection. Used as `async with database() as db` (a read, or
-    `db.begin()` for a transaction) or `async with database.begin() as db`.
+    """A database reached from the event loop: work run whole on a worker thread (`run`,
+    `execute`, `scalar`: one trip each), or `Session`s whose calls each make a trip, on a plain
+    SQLAlchemy connection. Sessions are used as `async with database() as db` (a read, or
+    `db.begin()` for a transaction) or `async with database.begin() as db`; work that needs no
+    answer from the event loop between its statements is better given to `run`.
 
     At most `connections` sessions hold a connection at once, the rest wait on the event loop:
     a worker thread never waits for the pool, so a session that holds a connection always finds
@@ -287,9 +290,7 @@ class Session:
     def get_bind(self) -> Engine:
         return self._database.engine
 
-    async def execute(
-        self, statement: Executable, parameters: Parameters = None
-    ) -> Result[Any]:
+    async def execute(self, statement: Executable, parameters: Parameters = None) -> Result[Any]:
         if not self._placed:
             await self._database.take_place()
             self._placed = True
