@@ -50,6 +50,7 @@ def _traced(details: Any) -> bool:
         method = method.decode()
     return not method.startswith(_PLUMBING)
 
+
 # What the OTLP exporters speak. gRPC stays the default, as it was before HTTP came, and as the
 # OpenTelemetry Python exporters default to.
 OTLP_PROTOCOLS = ("grpc", "http/protobuf")

@@ -18,7 +18,6 @@ from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import IntegrityError
 
 from session.conversations import Conversation
-from session.model_conversations import ModelConversation
 from session.tables import conversations, messages, updates
 from violet.clock import Clock, utc_now
 from violet.database import Database
@@ -243,10 +242,6 @@ class Transcript:
     async def since(self, conversation_id: str, seq: int, limit: int = 500) -> list[Message]:
         return await self._database.run(since_on, conversation_id, seq, limit)
 
-    async def live(self, conversation_id: str, model: ModelConversation) -> list[Message]:
-        """The messages the model conversation holds; older ones are in the summary."""
-        return await self._database.run(live_on, conversation_id, model)
-
     async def next_unanswered(self, conversation_id: str) -> Message | None:
         return await self._database.run(next_unanswered_on, conversation_id)
 
@@ -262,12 +257,6 @@ def since_on(
         _SINCE, {"conversation": conversation_id, "after": seq, "most": limit}
     )
     return [_row_to_message(row) for row in rows]
-
-
-def live_on(
-    connection: Connection, conversation_id: str, model: ModelConversation
-) -> list[Message]:
-    return since_on(connection, conversation_id, model.carry_from_seq - 1, LIVE_LIMIT)
 
 
 def next_unanswered_on(connection: Connection, conversation_id: str) -> Message | None:
