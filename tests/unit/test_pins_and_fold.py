@@ -107,9 +107,9 @@ class Talk:
         return await self.fold.after_turn(context)
 
     async def live(self) -> list[Message]:
-        model_conversation = await self.store.model_conversations.current(self.conversation.id)
-        assert model_conversation is not None
-        return await self.store.transcript.live(self.conversation.id, model_conversation)
+        """The messages the current model conversation holds, as a turn reads them."""
+        identity = Identity("ana", "internal-token")
+        return (await load_turn_context(self.store, self.conversation, identity)).live
 
     async def until_folded(self) -> int:
         """Exchanges until a fold happens; the overdue promises it asked about."""
