@@ -188,9 +188,7 @@ class TurnRunner:
         identity = service_identity(conversation.person, self._replica.secret)
         read = await self._store.database.run(turn_reads_on, conversation.id)
         model_conversation = await self._model_conversation(conversation, read.current)
-        return TurnContext(
-            conversation, identity, model_conversation, read.live, read.summary, read.pins
-        )
+        return read.context(conversation, identity, model_conversation)
 
     async def _turn(self, conversation: Conversation, message: Message) -> Message | Update | None:
         """Answers the message; what waits next."""

@@ -145,13 +145,8 @@ class Transcript:
         model_conversation: str,
     ) -> Message:
         """`append_answer` as work for `Database.run`, beside other work of the same trip."""
-        answer = Message(0, "violet", text_, self._clock(), answering.client_id)
-        seq = self._store(
-            connection,
-            conversation_id,
-            answer,
-            answered=True,
-            model_conversation_id=model_conversation,
+        answer = self._violet_says(
+            connection, conversation_id, text_, model_conversation, answering.client_id
         )
         marked = {
             "conversation": conversation_id,
@@ -159,7 +154,7 @@ class Transcript:
             "model": model_conversation,
         }
         connection.execute(_MARK_ANSWERED, marked)
-        return replace(answer, seq=seq)
+        return answer
 
     async def append_told(
         self,
@@ -185,18 +180,30 @@ class Transcript:
         then: Also | None = None,
     ) -> Message:
         """`append_told` as work for `Database.run`, beside other work of the same trip."""
-        told = Message(0, "violet", text_, self._clock())
+        told = self._violet_says(connection, conversation_id, text_, model_conversation)
+        connection.execute(_MARK_TOLD, {"update": update_id, "told": told.seq})
+        if then is not None:
+            then(connection, told.seq)
+        return told
+
+    def _violet_says(
+        self,
+        connection: Connection,
+        conversation_id: str,
+        text_: str,
+        model_conversation: str,
+        reply_to: str | None = None,
+    ) -> Message:
+        """Stores Violet's words, answered as they are stored: the message with its seq."""
+        said = Message(0, "violet", text_, self._clock(), reply_to)
         seq = self._store(
             connection,
             conversation_id,
-            told,
+            said,
             answered=True,
             model_conversation_id=model_conversation,
         )
-        connection.execute(_MARK_TOLD, {"update": update_id, "told": seq})
-        if then is not None:
-            then(connection, seq)
-        return replace(told, seq=seq)
+        return replace(said, seq=seq)
 
     def _store(
         self,

@@ -48,6 +48,11 @@ class TurnReads:
     summary: str
     pins: list[Pin]
 
+    def context(
+        self, conversation: Conversation, identity: Identity, model: ModelConversation
+    ) -> TurnContext:
+        return TurnContext(conversation, identity, model, self.live, self.summary, self.pins)
+
 
 def turn_reads_on(connection: Connection, conversation_id: str) -> TurnReads:
     current = current_on(connection, conversation_id)
@@ -64,4 +69,4 @@ async def load_turn_context(
     read = await store.database.run(turn_reads_on, conversation.id)
     if read.current is None:
         raise LookupError(f"conversation {conversation.id} has no model conversation yet")
-    return TurnContext(conversation, identity, read.current, read.live, read.summary, read.pins)
+    return read.context(conversation, identity, read.current)
