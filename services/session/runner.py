@@ -245,6 +245,7 @@ class TurnRunner:
             told, waiting = await self._store.database.run(
                 self._told_on, context, update, said.text, notify
             )
+            self._delivery.notices.wake(notify)
             self._delivery.feed.publish(context.conversation.id)
             TURNS.add(1, {"violet.turn.kind": "update"})
             # What Violet did is remembered, and a result as she told it is kept as a told

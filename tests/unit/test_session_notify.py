@@ -5,6 +5,7 @@ person who is connected."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -60,9 +61,14 @@ class Rig:
 
     async def tell(self, text: str, kind: str = "result") -> int:
         """Violet tells an update, as the runner does; the message's seq."""
+        self.outbox.written.clear()
+        keeping = self.outbox.told("ana", kind)
         told = await self.store.transcript.append_told(
-            self.conversation, 0, text, "model", then=self.outbox.told("ana", kind)
+            self.conversation, 0, text, "model", then=keeping
         )
+        await asyncio.sleep(0)
+        assert not self.outbox.written.is_set(), "the sender was woken before the commit"
+        self.outbox.wake(keeping)
         return told.seq
 
     async def pending(self) -> list[int]:
@@ -112,6 +118,7 @@ async def test_a_result_told_while_no_device_follows_is_notified_once_in_plain_w
     await rig.subscribe("phone-1")
     seq = await rig.tell("The flights to Lisbon are in your documents.")
     assert await rig.pending() == [seq]
+    assert rig.outbox.written.is_set()
     # Not before the group has had time to form.
     assert await rig.notifier.send_due() == 0
     assert await rig.after_group() == 1
@@ -132,6 +139,7 @@ async def test_nothing_is_kept_to_notify_while_a_device_follows_or_none_takes_no
 ) -> None:
     await rig.tell("Nobody here takes notifications.")
     assert await rig.pending() == []
+    assert not rig.outbox.written.is_set()
     await rig.subscribe("phone-2")
     async with rig.presence.following("ana"):
         await rig.tell("The page is open and shows this.")

@@ -30,39 +30,53 @@ class Pending:
     attempts: int
 
 
+@dataclass
+class Keeping:
+    """Keeps a told message to notify, inside the telling's transaction (`Told`)."""
+
+    outbox: Outbox
+    person: str
+    kind: str
+    kept: bool = False
+
+    def __call__(self, connection: Connection, seq: int) -> None:
+        now = self.outbox.clock()
+        wanted = exists().where(push_subscriptions.c.person == self.person)
+        row = select(
+            literal(self.person),
+            literal(seq),
+            literal(self.kind),
+            literal(now),
+            literal(now + self.outbox.group),
+        ).where(wanted, ~anyone_here(self.person, now))
+        columns = ["person", "seq", "kind", "created_at", "due_at"]
+        self.kept = rows_changed(
+            connection.execute(insert_into(push_outbox).from_select(columns, row))
+        )
+
+
 class Outbox:
     def __init__(self, db: Database, group_s: float, clock: Clock = utc_now) -> None:
         """`group_s`: how long a first row waits for others to be sent with it."""
         self._db = db
-        self._group = timedelta(seconds=group_s)
-        self._clock = clock
+        self.group = timedelta(seconds=group_s)
+        self.clock = clock
         self.written = asyncio.Event()
 
-    def told(self, person: str, kind: str) -> Told:
+    def told(self, person: str, kind: str) -> Keeping:
         """What the transaction telling an update of `kind` to the person also does: keeps the
-        message to notify, when a device of theirs takes notifications and none follows."""
-        loop = asyncio.get_running_loop()
+        message to notify, when a device of theirs takes notifications and none follows. Once
+        that transaction has committed, `wake` it."""
+        return Keeping(self, person, kind)
 
-        def keep(connection: Connection, seq: int) -> None:
-            now = self._clock()
-            wanted = exists().where(push_subscriptions.c.person == person)
-            row = select(
-                literal(person),
-                literal(seq),
-                literal(kind),
-                literal(now),
-                literal(now + self._group),
-            ).where(wanted, ~anyone_here(person, now))
-            columns = ["person", "seq", "kind", "created_at", "due_at"]
-            kept = connection.execute(insert_into(push_outbox).from_select(columns, row))
-            if rows_changed(kept):
-                # On the worker thread the transaction runs on: the event is the loop's.
-                loop.call_soon_threadsafe(self.written.set)
-
-        return keep
+    def wake(self, keeping: Keeping) -> None:
+        """After the telling's commit: the sender looks for its row once the group has formed.
+        Woken before the commit, it could look too early, then wait out its poll."""
+        if keeping.kept:
+            self.written.set()
 
     async def due_people(self) -> list[str]:
-        now = self._clock()
+        now = self.clock()
         fallback = select(push_outbox.c.person).where(push_outbox.c.due_at <= now).distinct()
         async with self._db() as db:
             rows = await across_people(db, "session_push_due", fallback, moment=now)
@@ -71,7 +85,7 @@ class Outbox:
     async def take(self, person: str, holder: str, lease_s: float) -> list[Pending]:
         """The person's rows nobody holds, now held by `holder` for `lease_s`, when the first of
         them is due; none when another replica holds the person's group."""
-        now = self._clock()
+        now = self.clock()
         mine = push_outbox.c.person == person
         free = or_(push_outbox.c.until.is_(None), push_outbox.c.until < now)
         async with self._db() as tx, tx.begin():
@@ -103,7 +117,7 @@ class Outbox:
                 update(push_outbox)
                 .where(push_outbox.c.id.in_(_ids(pending)))
                 .values(
-                    due_at=self._clock() + after,
+                    due_at=self.clock() + after,
                     attempts=push_outbox.c.attempts + 1,
                     holder=None,
                     until=None,
