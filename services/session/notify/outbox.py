@@ -50,8 +50,8 @@ class Keeping:
             literal(now + self.outbox.group),
         ).where(wanted, ~anyone_here(self.person, now))
         columns = ["person", "seq", "kind", "created_at", "due_at"]
-        self.kept = 0 < rows_changed(
-            connection.execute(insert_into(push_outbox).from_select(columns, row))
+        self.kept = (
+            rows_changed(connection.execute(insert_into(push_outbox).from_select(columns, row))) > 0
         )
 
 
