@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -81,6 +82,7 @@ async def serve(
         await server.start()
         for service_name in ["", *names]:
             await health_servicer.set(service_name, health_pb2.HealthCheckResponse.SERVING)
+        settle_heap()
         log.info("serving", extra={"address": address, "services": names})
 
         await stop.wait()
@@ -89,6 +91,15 @@ async def serve(
         hosted.on_drain()
         await server.stop(settings.drain_s)
     log.info("stopped")
+
+
+def settle_heap() -> None:
+    """What start-up made (modules, caches, the models) lives as long as the process: frozen out
+    of the collector's sight, so a full collection scans only what serving made since. Before,
+    each full collection walked about 285,000 objects, 0.14 s of CPU in the middle of the load
+    (docs/benchmarks.md)."""
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass(frozen=True)

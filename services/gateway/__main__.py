@@ -10,7 +10,7 @@ from gateway.app import REACHED, create_app
 from gateway.settings import GatewaySettings
 from violet.channels import Peers
 from violet.logs import setup_logging
-from violet.server import command_line
+from violet.server import command_line, settle_heap
 from violet.settings import load_settings
 from violet.telemetry import setup_telemetry, shutdown_telemetry
 
@@ -35,6 +35,7 @@ def main() -> None:
         lifespan="on",
     )
     setup_telemetry(NAME)
+    settle_heap()  # the app is built: what serving adds is all the collector need look at
     try:
         asyncio.run(uvicorn.Server(config).serve())
     finally:
