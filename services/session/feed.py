@@ -7,6 +7,11 @@ together). While the notifications are out (the LISTEN connection lost, or not y
 streams poll every `poll_s` instead, and every stream is woken when they come back, since
 notifications may have been missed meanwhile.
 
+A message stored on this replica is handed to its streams with the wake-up, so they need not
+read it back. A stream reads the transcript whenever what it was handed might not be all that
+is new: its first look, a wake-up that names no message or a message it was not handed (stored
+on another replica), a gap in the numbers, a safety-net poll, or lost notifications.
+
 On SQLite the session process is the transcript's only writer (the worker's updates and every
 say reach it over gRPC), so its own wake-ups are complete: one session process per SQLite file;
 more replicas need PostgreSQL.
@@ -15,17 +20,18 @@ more replicas need PostgreSQL.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import random
+from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 import psycopg
 from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import URL
 
-from session.transcript import NOTIFY_CHANNEL
+from session.transcript import NOTIFY_CHANNEL, Message, notified_seq
 from violet.database import application_name
 
 log = logging.getLogger(__name__)
@@ -60,6 +66,48 @@ def listener_conninfo(url: URL, replica: str) -> str:
     return make_conninfo(conninfo, application_name=name, **LISTEN_KEEPALIVES)
 
 
+@dataclass(eq=False)
+class Following:
+    """One device's stream of a conversation, on this replica."""
+
+    conversation_id: str
+    # The number of the last message the device has.
+    last: int
+    # Messages stored on this replica since the stream last looked, by number.
+    handed: dict[int, Message] = field(default_factory=dict)
+    # Set when what was handed may not be all that is new: the transcript must be read.
+    must_read: bool = True
+    lines: deque[str] = field(default_factory=lambda: deque(maxlen=ACTIVITY_BACKLOG))
+
+    def news(self) -> list[Message] | None:
+        """The messages after `last` when what was handed is all of them, in order; None when
+        the transcript must be read. Either way, what was handed is taken."""
+        handed, self.handed = self.handed, {}
+        if self.must_read:
+            self.must_read = False
+            return None
+        news = [handed[seq] for seq in sorted(handed) if seq > self.last]
+        if any(message.seq != self.last + n for n, message in enumerate(news, start=1)):
+            return None
+        return news
+
+    def take_lines(self) -> list[str]:
+        lines = list(self.lines)
+        self.lines.clear()
+        return lines
+
+    def stored(self, message: Message | None) -> None:
+        if message is None:
+            self.must_read = True
+        else:
+            self.handed[message.seq] = message
+
+    def stored_elsewhere(self, seq: int | None) -> None:
+        """A notification of a stored message: read, unless it is one this stream has."""
+        if seq is None or (seq > self.last and seq not in self.handed):
+            self.must_read = True
+
+
 class Feed:
     def __init__(
         self, poll_s: float, idle_poll_s: float = IDLE_POLL_S, *, notified: bool = True
@@ -70,41 +118,47 @@ class Feed:
         self.idle_poll_s = idle_poll_s
         self.notified = notified
         self._signals: dict[str, asyncio.Event] = {}
-        self._activity: dict[str, set[asyncio.Queue[str]]] = {}
+        self._following: dict[str, set[Following]] = {}
         self.closed = False
 
     def signal(self, conversation_id: str) -> asyncio.Event:
-        """Take this before reading, then wait on it: a growth after the read sets it."""
+        """Take this before looking, then wait on it: a growth after the look sets it."""
         return self._signals.setdefault(conversation_id, asyncio.Event())
 
-    def publish(self, conversation_id: str) -> None:
-        event = self._signals.pop(conversation_id, None)
-        if event is not None:
-            event.set()
+    def publish(self, conversation_id: str, stored: Message | None = None) -> None:
+        """The conversation changed on this replica: `stored` is the message it stored, handed
+        to the streams; without one they read the transcript (and see what changed)."""
+        for following in self._following.get(conversation_id, ()):
+            following.stored(stored)
+        self._wake(conversation_id)
 
-    def subscribe(self, conversation_id: str) -> asyncio.Queue[str]:
-        """A follower's queue of activity lines; they are not stored, only passed on."""
-        queue: asyncio.Queue[str] = asyncio.Queue(ACTIVITY_BACKLOG)
-        self._activity.setdefault(conversation_id, set()).add(queue)
-        return queue
+    def follow(self, conversation_id: str, last: int) -> Following:
+        """A device's stream, from the message after `last`; its first look reads."""
+        following = Following(conversation_id, last)
+        self._following.setdefault(conversation_id, set()).add(following)
+        return following
 
-    def unsubscribe(self, conversation_id: str, queue: asyncio.Queue[str]) -> None:
-        followers = self._activity.get(conversation_id, set())
-        followers.discard(queue)
+    def unfollow(self, following: Following) -> None:
+        conversation_id = following.conversation_id
+        followers = self._following.get(conversation_id, set())
+        followers.discard(following)
         if not followers:
             # Nobody follows it here any more: nothing waits on its signal either.
-            self._activity.pop(conversation_id, None)
+            self._following.pop(conversation_id, None)
             self._signals.pop(conversation_id, None)
 
     def announce(self, conversation_id: str, line: str) -> None:
-        for queue in self._activity.get(conversation_id, ()):
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(line)
-        self.publish(conversation_id)
+        """An activity line for the conversation's streams: passed on, never stored; a slow
+        stream keeps only the newest."""
+        for following in self._following.get(conversation_id, ()):
+            following.lines.append(line)
+        self._wake(conversation_id)
 
     def wake_all(self) -> None:
-        """Every follower reads the transcript again."""
+        """Every stream reads the transcript again."""
+        for followers in self._following.values():
+            for following in followers:
+                following.must_read = True
         signals, self._signals = self._signals, {}
         for event in signals.values():
             event.set()
@@ -120,9 +174,17 @@ class Feed:
             return self.poll_s
         return self.idle_poll_s * random.uniform(1 - IDLE_POLL_JITTER, 1 + IDLE_POLL_JITTER)
 
-    async def wait(self, event: asyncio.Event) -> None:
-        with contextlib.suppress(TimeoutError):
+    def _wake(self, conversation_id: str) -> None:
+        event = self._signals.pop(conversation_id, None)
+        if event is not None:
+            event.set()
+
+    async def wait(self, following: Following, event: asyncio.Event) -> None:
+        """Until `event` is set, or the safety-net poll comes due (the stream then reads)."""
+        try:
             await asyncio.wait_for(event.wait(), self.next_poll_s())
+        except TimeoutError:
+            following.must_read = True
 
     def _notifications(self, up: bool) -> None:
         """Followers switch to the fast poll at once when notifications go, and read again
@@ -135,8 +197,11 @@ class Feed:
         if payload.startswith("{"):
             activity = json.loads(payload)
             self.announce(activity["conversation"], activity["activity"])
-        else:
-            self.publish(payload)
+            return
+        conversation_id, seq = notified_seq(payload)
+        for following in self._following.get(conversation_id, ()):
+            following.stored_elsewhere(seq)
+        self._wake(conversation_id)
 
     async def listen_postgres(self, conninfo: str, connect: Connect = connect_listener) -> None:
         """Runs until cancelled, turning NOTIFYs into wake-ups; reconnects after failures."""

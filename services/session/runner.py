@@ -203,7 +203,7 @@ class TurnRunner:
                 self._answer_on, context, message, said.text
             )
             fault_point("session.answer_stored")
-            self._delivery.feed.publish(context.conversation.id)
+            self._delivery.feed.publish(context.conversation.id, answer)
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
             if said.remember:  # a turn the model declined leaves nothing in memory
@@ -246,7 +246,7 @@ class TurnRunner:
                 self._told_on, context, update, said.text, notify
             )
             self._delivery.notices.wake(notify)
-            self._delivery.feed.publish(context.conversation.id)
+            self._delivery.feed.publish(context.conversation.id, told)
             TURNS.add(1, {"violet.turn.kind": "update"})
             # What Violet did is remembered, and a result as she told it is kept as a told
             # record with its sources; the result's words are never a fact about the person.

@@ -18,7 +18,7 @@ from session.notify.presence import Presence
 from session.person_service import may_serve
 from session.runner import TurnRunner
 from session.store import ConversationStore
-from session.transcript import Message
+from session.transcript import SINCE_PAGE, Message
 from violet.clock import timestamp
 from violet.identity import authenticate
 from violet.keyring import redact_keys
@@ -107,7 +107,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         # the transcript, in memory, or before a model.
         said = redact_keys(request.text)
         appended = await self._transcript.append_say(conversation, request.client_id, said)
-        self._feed.publish(conversation.id)
+        self._feed.publish(conversation.id, appended.stored)
         self._runner.schedule(conversation, waiting=not appended.duplicate)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
 
@@ -118,16 +118,19 @@ class SessionService(session_pb2_grpc.SessionServicer):
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
         conversation = await self._conversation(identity.person, context)
-        last = request.since
-        activity = self._feed.subscribe(conversation.id)
+        following = self._feed.follow(conversation.id, request.since)
         # While a device follows, what Violet tells reaches it here, not as a notification.
         async with self._presence.following(identity.person) as follower:
             try:
                 woken = False
                 while not self._feed.closed:
                     signal = self._feed.signal(conversation.id)
-                    news = await self._transcript.since(conversation.id, last)
-                    lines = [activity.get_nowait() for _ in range(activity.qsize())]
+                    news = following.news()
+                    more = False
+                    if news is None:
+                        news = await self._transcript.since(conversation.id, following.last)
+                        more = len(news) == SINCE_PAGE
+                    lines = following.take_lines()
                     if woken and not news and not lines:
                         # A removal wakes every follower with nothing new (before and after it
                         # erases), as does the safety-net poll: the device is signed out then.
@@ -135,16 +138,19 @@ class SessionService(session_pb2_grpc.SessionServicer):
                         await self._may_serve(identity.person, context)
                     for message in news:
                         yield to_event(message)
-                        last = message.seq
+                        following.last = message.seq
                     for line in lines:
                         yield session_pb2.ConversationEvent(
                             activity=session_pb2.Activity(text=line)
                         )
-                    await self._feed.wait(signal)
+                    if more:  # a long absence: the next page at once
+                        following.must_read = True
+                        continue
+                    await self._feed.wait(following, signal)
                     woken = True
                     await follower.renew_if_due()
             finally:
-                self._feed.unsubscribe(conversation.id, activity)
+                self._feed.unfollow(following)
 
     async def Deliver(
         self,

@@ -24,6 +24,8 @@ from violet.database import Database
 from violet.telemetry import carrier
 
 NOTIFY_CHANNEL = "violet_transcript"
+# Messages a read of what is new returns at most.
+SINCE_PAGE = 500
 # More than any model conversation holds before a rollover is forced.
 LIVE_LIMIT = 100_000
 
@@ -82,6 +84,8 @@ class Message:
 class Appended:
     seq: int
     duplicate: bool
+    # The message as stored; None for a duplicate.
+    stored: Message | None = None
 
 
 def _digest(text_: str) -> str:
@@ -122,7 +126,7 @@ class Transcript:
         if existing is not None:
             return Appended(existing, duplicate=True)
         seq = self._store(connection, conversation_id, said, digest=digest, answered=False)
-        return Appended(seq, duplicate=False)
+        return Appended(seq, duplicate=False, stored=replace(said, seq=seq))
 
     async def append_answer(
         self,
@@ -234,7 +238,8 @@ class Transcript:
             },
         )
         if self._notify:
-            connection.execute(_NOTIFY, {"channel": NOTIFY_CHANNEL, "payload": conversation_id})
+            payload = f"{conversation_id} {seq}"
+            connection.execute(_NOTIFY, {"channel": NOTIFY_CHANNEL, "payload": payload})
         return seq
 
     async def notify_activity(self, conversation: Conversation, line: str) -> None:
@@ -246,18 +251,25 @@ class Transcript:
     def notifies(self) -> bool:
         return self._notify
 
-    async def since(self, conversation_id: str, seq: int, limit: int = 500) -> list[Message]:
+    async def since(self, conversation_id: str, seq: int, limit: int = SINCE_PAGE) -> list[Message]:
         return await self._database.run(since_on, conversation_id, seq, limit)
 
     async def next_unanswered(self, conversation_id: str) -> Message | None:
         return await self._database.run(next_unanswered_on, conversation_id)
 
 
+def notified_seq(payload: str) -> tuple[str, int | None]:
+    """A stored message's notification: its conversation and its number (None when it names
+    none: the stream reads)."""
+    conversation_id, _, seq = payload.partition(" ")
+    return conversation_id, int(seq) if seq.isdigit() else None
+
+
 # The reads as work for `Database.run`, so a turn can make several of them in one trip.
 
 
 def since_on(
-    connection: Connection, conversation_id: str, seq: int, limit: int = 500
+    connection: Connection, conversation_id: str, seq: int, limit: int = SINCE_PAGE
 ) -> list[Message]:
     """The messages after `seq`, oldest first."""
     rows = connection.execute(
