@@ -147,19 +147,35 @@ class Standing:
         conversation; None for a call that comes after one, which is refused once any removal
         ran since the conversation began."""
         with acting_for(person):
-            removal, conversation, began = await self._db.run(
-                _standing_on, person_digest(self._secret, person), person
-            )
-        if removal is None:
-            return conversation
-        if removal.finished_at is None:
-            raise Removed("the person is being removed")
-        if signed_in_at is not None:
-            if signed_in_at <= removal.finished_at:
-                raise Removed("the device signed in before the person was removed")
-        elif began is None or began <= removal.finished_at:
-            raise Removed("the person was removed since this device signed in")
+            standing = await self._db.run(_standing_on, self._digest(person), person)
+        return _judged(*standing, signed_in_at)
+
+    def check_on(self, connection: Connection, person: str) -> str | None:
+        """`check` for a call after the opening one, as work for `Database.run`: a say is
+        stored in the same trip its person's standing is read."""
+        return _judged(*_standing_on(connection, self._digest(person), person), None)
+
+    def _digest(self, person: str) -> str:
+        return person_digest(self._secret, person)
+
+
+def _judged(
+    removal: _Removal | None,
+    conversation: str | None,
+    began: datetime | None,
+    signed_in_at: datetime | None,
+) -> str | None:
+    """`Standing.check`'s verdict on what `_standing_on` read."""
+    if removal is None:
         return conversation
+    if removal.finished_at is None:
+        raise Removed("the person is being removed")
+    if signed_in_at is not None:
+        if signed_in_at <= removal.finished_at:
+            raise Removed("the device signed in before the person was removed")
+    elif began is None or began <= removal.finished_at:
+        raise Removed("the person was removed since this device signed in")
+    return conversation
 
 
 _REMOVAL = select(removals.c.finished_at).where(removals.c.digest == bindparam("digest"))

@@ -101,9 +101,15 @@ class TurnRunner:
     def full(self, conversation: Conversation) -> bool:
         """Whether a say of this conversation should be refused before it is stored: the
         backlog is reached and the person is not in it already (their turns queue anyway)."""
-        if self._backlog is None or conversation.id in self._tasks:
-            return False
-        return len(self._tasks) >= self._backlog
+        queueing = self.queueing()
+        return queueing is not None and conversation.id not in queueing
+
+    def queueing(self) -> frozenset[str] | None:
+        """Once the backlog is reached, the conversations whose says may still be stored;
+        None while any may (a snapshot, for a check made off the event loop)."""
+        if self._backlog is None or len(self._tasks) < self._backlog:
+            return None
+        return frozenset(self._tasks)
 
     async def idle(self, conversation: Conversation) -> None:
         """Returns once nothing of the conversation is under way here: for a caller that says

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import datetime
+from functools import partial
 
 import grpc
 from google.protobuf.json_format import MessageToDict
+from sqlalchemy.engine import Connection
 
 from session.activity import Activity
 from session.conversations import Conversation
 from session.devices import Devices
-from session.erasure import Standing, signed_in
+from session.erasure import Removed, Standing, signed_in
 from session.feed import Feed
 from session.memory_client import MemoryClient
 from session.notify.presence import Presence
-from session.person_service import may_serve
+from session.person_service import SIGNED_OUT, may_serve
 from session.runner import TurnRunner
 from session.store import ConversationStore
-from session.transcript import SINCE_PAGE, Message
+from session.transcript import SINCE_PAGE, Appended, Message
 from violet.clock import timestamp
 from violet.identity import authenticate
 from violet.keyring import redact_keys
@@ -39,6 +41,21 @@ def to_event(message: Message) -> session_pb2.ConversationEvent:
             reply_to=message.reply_to if message.author == "violet" and message.reply_to else "",
         )
     )
+
+
+class Backlogged(Exception):
+    """Too many turns wait on this replica, and none of them is the person's."""
+
+
+def say_destination(
+    standing: Standing, person: str, queueing: frozenset[str] | None, connection: Connection
+) -> str | None:
+    """Where the person's say goes (a `Destination`): their conversation, once they may be
+    served and unless the backlog (`TurnRunner.queueing`) is reached without them."""
+    conversation_id = standing.check_on(connection, person)
+    if conversation_id is not None and queueing is not None and conversation_id not in queueing:
+        raise Backlogged
+    return conversation_id
 
 
 class SessionService(session_pb2_grpc.SessionServicer):
@@ -98,18 +115,44 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message holds at most {MAX_TEXT} characters"
             )
-        conversation = await self._conversation(identity.person, context)
-        if self._runner.full(conversation):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many turns wait here; nothing was stored"
-            )
         # A key pasted into the conversation is kept only as its last characters: never in
         # the transcript, in memory, or before a model.
         said = redact_keys(request.text)
-        appended = await self._transcript.append_say(conversation, request.client_id, said)
+        conversation_id, appended = await self._store_say(
+            identity.person, request.client_id, said, context
+        )
+        conversation = Conversation(conversation_id, identity.person)
         self._feed.publish(conversation.id, appended.stored)
         self._runner.schedule(conversation, waiting=not appended.duplicate)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
+
+    async def _store_say(
+        self,
+        person: str,
+        client_id: str,
+        said: str,
+        context: grpc.aio.ServicerContext[session_pb2.SayRequest, session_pb2.SayReply],
+    ) -> tuple[str, Appended]:
+        """Stores the say in the trip that reads the person's standing and conversation (one
+        trip, not two); their first message opens the conversation first. Ends the call when
+        the person may not be served, or the backlog is reached without them: nothing stored."""
+        destination = partial(say_destination, self._standing, person, self._runner.queueing())
+        try:
+            placed = await self._transcript.append_say_to(destination, client_id, said)
+            if placed is None:
+                await self._conversations.conversation_of(person)
+                placed = await self._transcript.append_say_to(destination, client_id, said)
+        except Removed:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+            raise
+        except Backlogged:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many turns wait here; nothing was stored"
+            )
+            raise
+        if placed is None:
+            raise RuntimeError("the person's conversation was made and is not there")
+        return placed
 
     async def Follow(
         self,

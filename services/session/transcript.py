@@ -80,6 +80,11 @@ class Message:
     trace_context: str | None = None
 
 
+# Which conversation a say goes to, read in the say's own trip: its id, or None when the person
+# has none yet.
+Destination = Callable[[Connection], str | None]
+
+
 @dataclass(frozen=True)
 class Appended:
     seq: int
@@ -106,27 +111,38 @@ class Transcript:
 
     async def append_say(self, conversation: Conversation, client_id: str, text_: str) -> Appended:
         """Stores what the person said, once per (device id, text): a retry gets the same seq."""
+        placed = await self.append_say_to(lambda _: conversation.id, client_id, text_)
+        if placed is None:
+            raise RuntimeError("a say named its conversation and was not stored")
+        return placed[1]
+
+    async def append_say_to(
+        self, destination: Destination, client_id: str, text_: str
+    ) -> tuple[str, Appended] | None:
+        """`append_say` to the conversation `destination` reads in the say's own trip (it may
+        raise to refuse the say): that conversation's id and the say, or None when it names
+        none (nothing stored)."""
         digest = _digest(text_)
         message = Message(0, "you", text_, self._clock(), None, client_id, carrier())
         try:
-            return await self._database.run(self._say, conversation.id, message, digest)
+            return await self._database.run(self._say, destination, message, digest)
         except IntegrityError:  # the same retry raced us and won
-            existing = await self._database.scalar(
-                _FIND_SAY, {"conversation": conversation.id, "client": client_id, "digest": digest}
-            )
-            if existing is None:
+            found = await self._database.run(_found_say, destination, client_id, digest)
+            if found is None:
                 raise
-            return Appended(existing, duplicate=True)
+            return found
 
     def _say(
-        self, connection: Connection, conversation_id: str, said: Message, digest: str
-    ) -> Appended:
-        keys = {"conversation": conversation_id, "client": said.client_id, "digest": digest}
-        existing = connection.scalar(_FIND_SAY, keys)
+        self, connection: Connection, destination: Destination, said: Message, digest: str
+    ) -> tuple[str, Appended] | None:
+        conversation_id = destination(connection)
+        if conversation_id is None:
+            return None
+        existing = _existing_say_on(connection, conversation_id, said.client_id, digest)
         if existing is not None:
-            return Appended(existing, duplicate=True)
+            return conversation_id, existing
         seq = self._store(connection, conversation_id, said, digest=digest, answered=False)
-        return Appended(seq, duplicate=False, stored=replace(said, seq=seq))
+        return conversation_id, Appended(seq, duplicate=False, stored=replace(said, seq=seq))
 
     async def append_answer(
         self,
@@ -256,6 +272,25 @@ class Transcript:
 
     async def next_unanswered(self, conversation_id: str) -> Message | None:
         return await self._database.run(next_unanswered_on, conversation_id)
+
+
+def _found_say(
+    connection: Connection, destination: Destination, client_id: str, digest: str
+) -> tuple[str, Appended] | None:
+    """The say already stored from this device with this text, if any, and where."""
+    conversation_id = destination(connection)
+    if conversation_id is None:
+        return None
+    existing = _existing_say_on(connection, conversation_id, client_id, digest)
+    return None if existing is None else (conversation_id, existing)
+
+
+def _existing_say_on(
+    connection: Connection, conversation_id: str, client_id: str | None, digest: str
+) -> Appended | None:
+    keys = {"conversation": conversation_id, "client": client_id, "digest": digest}
+    existing = connection.scalar(_FIND_SAY, keys)
+    return None if existing is None else Appended(existing, duplicate=True)
 
 
 def notified_seq(payload: str) -> tuple[str, int | None]:

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import grpc
@@ -28,6 +29,7 @@ from session.devices import Devices
 from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
 from session.feed import Feed
 from session.notify.subscriptions import Subscription, Subscriptions
+from session.service import Backlogged, say_destination
 from session.store import ConversationStore
 from session.tables import (
     account_notices,
@@ -454,6 +456,45 @@ async def test_old_sign_ins_are_refused_and_a_new_one_starts_afresh(place: Place
         assert await place.store.conversations.last_seq(fresh) == 0
     await standing.check(ANN)
     await standing.check(BOB)
+
+
+async def test_a_say_is_stored_only_when_its_person_may_be_served_in_the_same_trip(
+    place: Place,
+) -> None:
+    await fill(place, ANN)
+    await fill(place, BOB)
+    standing, transcript = place.standing(), place.store.transcript
+    with acting_for(BOB):
+        bob = await place.store.conversations.conversation_of(BOB)
+        before = await place.store.conversations.last_seq(bob)
+        # The backlog is reached and Bob has no turn in it: refused, nothing stored.
+        with pytest.raises(Backlogged):
+            await transcript.append_say_to(
+                partial(say_destination, standing, BOB, frozenset({"c_someone_else"})),
+                "bob-phone",
+                "Anyone there?",
+            )
+        assert await place.store.conversations.last_seq(bob) == before
+        # His turns queue anyway once one of them is in it.
+        placed = await transcript.append_say_to(
+            partial(say_destination, standing, BOB, frozenset({bob.id})), "bob-phone", "Hi!"
+        )
+        assert placed is not None and placed[0] == bob.id and placed[1].seq == before + 1
+    # Ann's removal is under way: her conversation is still there, and her say is refused.
+    worker = place.peers["worker"]
+    worker.gate.clear()
+    removal = asyncio.create_task(place.erasure().remove(ANN, "person"))
+    await eventually(lambda: _carried_out_by(place), "the removal under way", every_s=0.01)
+    with acting_for(ANN):
+        ann = await place.store.conversations.conversation_of(ANN)
+        before = await place.store.conversations.last_seq(ann)
+        with pytest.raises(Removed):
+            await transcript.append_say_to(
+                partial(say_destination, standing, ANN, None), "ann-old-phone", "Still here?"
+            )
+        assert await place.store.conversations.last_seq(ann) == before
+    worker.gate.set()
+    await asyncio.wait_for(removal, 10)
 
 
 async def test_a_pseudonym_names_nobody_once_its_person_is_removed(place: Place) -> None:
