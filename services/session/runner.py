@@ -98,15 +98,10 @@ class TurnRunner:
         drain = self._drain(conversation, waiting)
         self._tasks[conversation.id] = asyncio.create_task(drain)
 
-    def full(self, conversation: Conversation) -> bool:
-        """Whether a say of this conversation should be refused before it is stored: the
-        backlog is reached and the person is not in it already (their turns queue anyway)."""
-        queueing = self.queueing()
-        return queueing is not None and conversation.id not in queueing
-
     def queueing(self) -> frozenset[str] | None:
-        """Once the backlog is reached, the conversations whose says may still be stored;
-        None while any may (a snapshot, for a check made off the event loop)."""
+        """Once the backlog is reached, the conversations whose says may still be stored
+        (theirs queue anyway; any other is refused before it is stored); None while any may.
+        A snapshot, for a check made off the event loop."""
         if self._backlog is None or len(self._tasks) < self._backlog:
             return None
         return frozenset(self._tasks)

@@ -213,13 +213,13 @@ async def test_past_the_backlog_a_new_persons_say_is_refused_but_a_waiting_perso
         )
         ana = await store.conversations.conversation_of("ana")
         bea = await store.conversations.conversation_of("bea")
-        assert not runner.full(ana)
+        assert runner.queueing() is None  # any say may be stored
         await store.transcript.append_say(ana, "d1", "Hello there.")
         runner.schedule(ana)
 
-        assert runner.full(bea)
-        assert not runner.full(ana)  # her turns queue behind the one under way anyway
+        # Only Ana's: her turns queue behind the one under way anyway.
+        assert runner.queueing() == frozenset({ana.id})
         held.set()
         await runner.idle(ana)
-        assert not runner.full(bea)
+        assert runner.queueing() is None
         await runner.stop(grace_s=5.0)
