@@ -217,8 +217,9 @@ async def test_past_the_backlog_a_new_persons_say_is_refused_but_a_waiting_perso
         await store.transcript.append_say(ana, "d1", "Hello there.")
         runner.schedule(ana)
 
-        # Only Ana's: her turns queue behind the one under way anyway.
+        # Only Ana's: her turns queue behind the one under way anyway; Bea's is refused.
         assert runner.queueing() == frozenset({ana.id})
+        assert bea.id not in runner.queueing()
         held.set()
         await runner.idle(ana)
         assert runner.queueing() is None
