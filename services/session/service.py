@@ -171,7 +171,9 @@ class SessionService(session_pb2_grpc.SessionServicer):
                     news = following.news()
                     more = False
                     if news is None:
-                        news = await self._transcript.since(conversation.id, following.last)
+                        news = await self._transcript.since(
+                            conversation.id, following.last, SINCE_PAGE
+                        )
                         more = len(news) == SINCE_PAGE
                     lines = following.take_lines()
                     if woken and not news and not lines:
