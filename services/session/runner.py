@@ -20,9 +20,9 @@ from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient
 from session.model_conversations import ModelConversation
-from session.notify.outbox import Outbox, Told
+from session.notify.outbox import Outbox
 from session.store import ConversationStore
-from session.transcript import Message, next_unanswered_on
+from session.transcript import Also, Message, next_unanswered_on
 from session.turn import MainSession
 from session.turn_context import TurnContext, turn_reads_on
 from session.updates import Update, next_untold_on
@@ -225,7 +225,7 @@ class TurnRunner:
         context: TurnContext,
         update: Update,
         text: str,
-        then: Told,
+        then: Also,
     ) -> tuple[Message, Message | Update | None]:
         conversation, model = context.conversation, context.model_conversation.id
         told = self._store.transcript.told_on(

@@ -6,7 +6,6 @@ is held by one replica at a time (a lease), and sent at least once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -19,8 +18,6 @@ from session.tables import push_outbox, push_subscriptions
 from violet.clock import Clock, utc_now
 from violet.database import Database, across_people, rows_changed
 
-Told = Callable[[Connection, int], None]
-
 
 @dataclass(frozen=True)
 class Pending:
@@ -32,22 +29,24 @@ class Pending:
 
 @dataclass
 class Keeping:
-    """Keeps a told message to notify, inside the telling's transaction (`Told`)."""
+    """Keeps a told message to notify, as work inside the telling's transaction
+    (`session.transcript.Also`)."""
 
-    outbox: Outbox
     person: str
     kind: str
+    group: timedelta
+    clock: Clock
     kept: bool = False
 
     def __call__(self, connection: Connection, seq: int) -> None:
-        now = self.outbox.clock()
+        now = self.clock()
         wanted = exists().where(push_subscriptions.c.person == self.person)
         row = select(
             literal(self.person),
             literal(seq),
             literal(self.kind),
             literal(now),
-            literal(now + self.outbox.group),
+            literal(now + self.group),
         ).where(wanted, ~anyone_here(self.person, now))
         columns = ["person", "seq", "kind", "created_at", "due_at"]
         self.kept = (
@@ -59,15 +58,15 @@ class Outbox:
     def __init__(self, db: Database, group_s: float, clock: Clock = utc_now) -> None:
         """`group_s`: how long a first row waits for others to be sent with it."""
         self._db = db
-        self.group = timedelta(seconds=group_s)
-        self.clock = clock
+        self._group = timedelta(seconds=group_s)
+        self._clock = clock
         self.written = asyncio.Event()
 
     def told(self, person: str, kind: str) -> Keeping:
         """What the transaction telling an update of `kind` to the person also does: keeps the
         message to notify, when a device of theirs takes notifications and none follows. Once
         that transaction has committed, `wake` it."""
-        return Keeping(self, person, kind)
+        return Keeping(person, kind, self._group, self._clock)
 
     def wake(self, keeping: Keeping) -> None:
         """After the telling's commit: the sender looks for its row once the group has formed.
@@ -76,7 +75,7 @@ class Outbox:
             self.written.set()
 
     async def due_people(self) -> list[str]:
-        now = self.clock()
+        now = self._clock()
         fallback = select(push_outbox.c.person).where(push_outbox.c.due_at <= now).distinct()
         async with self._db() as db:
             rows = await across_people(db, "session_push_due", fallback, moment=now)
@@ -85,7 +84,7 @@ class Outbox:
     async def take(self, person: str, holder: str, lease_s: float) -> list[Pending]:
         """The person's rows nobody holds, now held by `holder` for `lease_s`, when the first of
         them is due; none when another replica holds the person's group."""
-        now = self.clock()
+        now = self._clock()
         mine = push_outbox.c.person == person
         free = or_(push_outbox.c.until.is_(None), push_outbox.c.until < now)
         async with self._db() as tx, tx.begin():
@@ -117,7 +116,7 @@ class Outbox:
                 update(push_outbox)
                 .where(push_outbox.c.id.in_(_ids(pending)))
                 .values(
-                    due_at=self.clock() + after,
+                    due_at=self._clock() + after,
                     attempts=push_outbox.c.attempts + 1,
                     holder=None,
                     until=None,
