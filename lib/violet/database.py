@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
 from importlib import resources
@@ -56,8 +56,8 @@ from violet.identity import current_person
 from violet.settings import CommonSettings
 
 T = TypeVar("T")
-# A statement's bound values, by name.
-Parameters = dict[str, Any] | None
+# A statement's bound values, by name (a list of them runs it once for each).
+Parameters = dict[str, Any] | Sequence[dict[str, Any]] | None
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # How long a session waits for a connection of the pool (SQLAlchemy's pool waits as long).
@@ -211,8 +211,10 @@ class Database:
         self._threads = ThreadPoolExecutor(connections, thread_name_prefix="sql")
         self._free = asyncio.Semaphore(connections)
 
-    def __call__(self) -> Session:
-        return Session(self)
+    def __call__(self, **options: object) -> Session:
+        """A session; `options` are execution options of its connection, set before its
+        first statement (so a `begin` listener sees them)."""
+        return Session(self, options)
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Session]:
@@ -229,7 +231,23 @@ class Database:
         A caller cancelled before the work starts leaves it undone; once it has started, it
         ends as a whole, committed or rolled back, as though the caller had waited."""
         await self.take_place()
-        done = self.submit(self._transaction, work, *args)
+        done = self.submit(self._transaction, {}, work, *args)
+        self.free_place_after(done)
+        return await asyncio.wrap_future(done)
+
+    async def run_through(
+        self,
+        work: Callable[..., Coroutine[Any, Any, T]],
+        *args: object,
+        options: dict[str, object] | None = None,
+    ) -> T:
+        """`work(statements, *args)` in one transaction, on one trip, like `run`: for work
+        written against a `Session`'s statements (`Statements`) that awaits nothing else. On
+        the worker thread its statements run on the connection and return at once, so the
+        coroutine runs to its end without suspending. `options` are the connection's execution
+        options, set before it begins."""
+        await self.take_place()
+        done = self.submit(self._transaction, options or {}, _run_through, work, args)
         self.free_place_after(done)
         return await asyncio.wrap_future(done)
 
@@ -240,9 +258,12 @@ class Database:
     async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
         return (await self.execute(statement, parameters)).scalar()
 
-    def _transaction(self, work: Callable[..., T], *args: object) -> T:
-        with self.engine.begin() as connection:
-            return work(connection, *args)
+    def _transaction(self, options: dict[str, object], work: Callable[..., T], *args: object) -> T:
+        with self.engine.connect() as connection:
+            if options:
+                connection.execution_options(**options)
+            with connection.begin():
+                return work(connection, *args)
 
     def submit(self, call: Callable[..., T], *args: object) -> Future[T]:
         """`call(*args)` on a worker thread, with the caller's context (the person a
@@ -278,8 +299,9 @@ class Session:
     so a result is complete when it is returned. Without `begin()`, what it did is rolled back
     when it closes."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, options: dict[str, object] | None = None) -> None:
         self._database = database
+        self._options = options or {}
         self._placed = False
         # Opened by the first statement, on its worker thread.
         self._connection: Connection | None = None
@@ -331,6 +353,8 @@ class Session:
         """On the worker thread: runs a statement, and reads all of its rows."""
         if self._connection is None:
             self._connection = self._database.engine.connect()
+            if self._options:
+                self._connection.execution_options(**self._options)
         return _execute_read(self._connection, statement, parameters)
 
     async def _finish(self, step: Callable[[Connection], None]) -> None:
@@ -351,6 +375,52 @@ class Session:
         pending = self._pending
         if pending is not None and not pending.done():
             await asyncio.shield(asyncio.wait([asyncio.wrap_future(pending)]))
+
+
+class Statements(Protocol):
+    """Statements run in order in one transaction, as a `Session` runs them (a trip each) and
+    as `Database.run_through` does (all in one trip)."""
+
+    async def execute(
+        self, statement: Executable, parameters: Parameters = None
+    ) -> Result[Any]: ...
+
+    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any: ...
+
+    async def scalars(
+        self, statement: Executable, parameters: Parameters = None
+    ) -> ScalarResult[Any]: ...
+
+
+class _Held:
+    """`Statements` on a connection the worker thread holds: each returns without suspending."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+
+    async def execute(self, statement: Executable, parameters: Parameters = None) -> Result[Any]:
+        return _execute_read(self._connection, statement, parameters)
+
+    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
+        return (await self.execute(statement, parameters)).scalar()
+
+    async def scalars(
+        self, statement: Executable, parameters: Parameters = None
+    ) -> ScalarResult[Any]:
+        return (await self.execute(statement, parameters)).scalars()
+
+
+def _run_through(
+    connection: Connection, work: Callable[..., Coroutine[Any, Any, T]], args: tuple[object, ...]
+) -> T:
+    """On the worker thread: runs `work`'s coroutine to its end, in the caller's transaction."""
+    coroutine = work(_Held(connection), *args)
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        return cast(T, finished.value)
+    coroutine.close()
+    raise RuntimeError("work run in one trip awaited something other than its statements")
 
 
 def _execute_read(

@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import partial
 
 from memory.context import CONTEXT_GAP
 from memory.deeds import Deed, item_text
@@ -98,8 +99,7 @@ class Capturer:
     async def accept(self, person: str, turn: NewTurn) -> None:
         """Stores the turn and starts its background pass; returns before any model call. While
         the person's memory is being erased the turn is not kept."""
-        async with self._store.of(person) as memory:
-            stored = await memory.add_turn(turn)
+        stored = await self._store.run(person, lambda memory: memory.add_turn(turn))
         if stored is None:
             log.info("a turn was not captured: the person's memory is being erased")
             return
@@ -143,10 +143,7 @@ class Capturer:
         """Makes the items of every turn of the person that waits."""
         after = 0
         while True:
-            async with self._store.of(person) as memory:
-                turns = await memory.claim_turns(utc_now() + CLAIM_LEASE, BATCH, after_id=after)
-                # The turn the first one is read after, in the same transaction.
-                previous = await memory.last_turn_item(turns[0].at) if turns else None
+            turns, previous = await self._store.run(person, partial(_claim, after=after))
             if not turns:
                 return
             await self._make_items(person, turns, previous)
@@ -262,29 +259,45 @@ class Capturer:
         when the person forgot everything meanwhile, and then nothing of it may come back).
         With `settle_facts`, new facts take their place among the person's facts in the same
         transaction, so the page and recall never show an old value beside its new one."""
-        kept: set[int] = set()
-        vanished: list[str] = []
-        async with self._store.of(person) as memory:
-            for result in made:
-                if await memory.turn_done(
-                    result.turn.id,
-                    turn_item=result.turn_item,
-                    extracted=result.extracted,
-                    attempts=result.attempts,
-                    release=release,
-                ):
-                    await memory.add_items(result.items)
-                    kept.add(result.turn.id)
-                else:
-                    vanished += [item.id for item in result.items]
-            facts = await memory.active_items(FACT) if settle_facts else []
-            left = await give_way(memory, plan(facts, {}))
-            told = [item for result in made for item in result.items if item.kind == TOLD]
-            left += await _replace_told(memory, told, vanished)
+        kept, vanished, left = await self._store.run(
+            person, partial(_saved, made=made, release=release, settle_facts=settle_facts)
+        )
         if vanished:
             await self._vectors.delete(person, vanished)
         await drop_vectors(self._store, self._vectors, self._passages, person, left)
         return kept
+
+
+async def _saved(
+    memory: PersonMemory, made: Sequence[Made], release: bool, settle_facts: bool
+) -> tuple[set[int], list[str], list[str]]:
+    """`Capturer._save` in its transaction: the turns kept, the items of those gone, and the
+    ids that left recall."""
+    kept: set[int] = set()
+    vanished: list[str] = []
+    for result in made:
+        if await memory.turn_done(
+            result.turn.id,
+            turn_item=result.turn_item,
+            extracted=result.extracted,
+            attempts=result.attempts,
+            release=release,
+        ):
+            await memory.add_items(result.items)
+            kept.add(result.turn.id)
+        else:
+            vanished += [item.id for item in result.items]
+    facts = await memory.active_items(FACT) if settle_facts else []
+    left = await give_way(memory, plan(facts, {}))
+    told = [item for result in made for item in result.items if item.kind == TOLD]
+    left += await _replace_told(memory, told, vanished)
+    return kept, vanished, left
+
+
+async def _claim(memory: PersonMemory, after: int) -> tuple[list[CapturedTurn], Item | None]:
+    """Claims the turns that wait, with the turn item the first one is read after."""
+    turns = await memory.claim_turns(utc_now() + CLAIM_LEASE, BATCH, after_id=after)
+    return turns, await memory.last_turn_item(turns[0].at) if turns else None
 
 
 async def _replace_told(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memory.context import shipped_map
 from memory.passages import PassageQueue
-from memory.store import TURN, Item, MemoryStore
+from memory.store import TURN, Item, MemoryStore, PersonMemory
 from violet.vectors import VectorPoint, VectorStore
 
 Vector = NDArray[np.float32]
@@ -98,12 +99,18 @@ async def reindex(
     """Stores the vectors of `items`, and makes again the context vectors of the turns read
     after a `changed` item, so that no vector still carries a turn that left recall (or misses
     one that came back). Own vectors already stored are kept."""
-    async with store.reading(person) as memory:
-        indexed = {item.id for item in items}
-        again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
-        previous = await memory.previous_items(again)
+    again, previous = await store.read(person, partial(_to_index, items=items, changed=changed))
     stored = await index_items(passages, vectors, again, previous, urgent=urgent, stored_first=True)
     await _keep_only_of_items_still_there(store, vectors, person, [p.id for p in stored])
+
+
+async def _to_index(
+    memory: PersonMemory, items: Sequence[Item], changed: Sequence[str]
+) -> tuple[list[Item], dict[str, Item]]:
+    """`items` and the turns read after a `changed` item, with the items each is read after."""
+    indexed = {item.id for item in items}
+    again = [*items, *(f for f in await memory.followers(changed) if f.id not in indexed)]
+    return again, await memory.previous_items(again)
 
 
 async def _keep_only_of_items_still_there(
@@ -114,6 +121,5 @@ async def _keep_only_of_items_still_there(
     they removed the person's vectors is found here, its row gone."""
     if not ids:
         return
-    async with store.reading(person) as memory:
-        there = {item.id for item in await memory.items(ids)}
+    there = {item.id for item in await store.read(person, lambda memory: memory.items(ids))}
     await vectors.delete(person, [item_id for item_id in ids if item_id not in there])

@@ -16,13 +16,14 @@ import logging
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memory.queries import RecentQueries
 from memory.ranking import MAX_RECALL, MemoryCandidate, RecallIndex, RecallQuery
-from memory.store import TOLD, Item, MemoryStore, MemoryVersion
+from memory.store import TOLD, Item, MemoryStore, MemoryVersion, PersonMemory
 from memory.told import fits
 from violet.told import may_recall_told
 from violet.vectors import StoredVectors, VectorStore
@@ -253,26 +254,16 @@ class Recaller:
         return self._locks.setdefault(person, asyncio.Lock())
 
     async def _index_of(self, person: str) -> _PersonIndex | None:
-        async with self._store.reading(person) as memory:
-            cached = self._indexes.get(person)
-            # With an index, its changes come in the same read as the version.
-            found = await memory.version_and_changes(cached.version) if cached else None
-            version = found.version if found else await memory.version()
-            if version is None:  # no memory, or all of it forgotten
-                self._forget(person)
-                return None
-            if cached and cached.current(version):
-                self._indexes.move_to_end(person)
-                return cached
-            if cached and found and cached.follows(version):
-                changed = set(found.changed)
-                rows = found.items
-                waiting = cached.waiting - {row.id for row in rows}
-                rows += await memory.items(waiting) if waiting else []
-            else:
-                cached, changed = None, set()
-                rows = await memory.active_items()
-        if cached is None:
+        cached = self._indexes.get(person)
+        read = await self._store.read(person, partial(_read_for, cached=cached))
+        if read is None:  # no memory, or all of it forgotten
+            self._forget(person)
+            return None
+        version, changed, rows = read
+        if cached and cached.current(version):
+            self._indexes.move_to_end(person)
+            return cached
+        if cached is None or changed is None:
             index = _PersonIndex(version.epoch, version.version)
             changed = {row.id for row in rows}
             stored = await self._vectors.scroll(person)
@@ -294,6 +285,28 @@ class Recaller:
 
     def _forget(self, person: str) -> None:
         self._indexes.pop(person, None)
+
+
+async def _read_for(
+    memory: PersonMemory, cached: _PersonIndex | None
+) -> tuple[MemoryVersion, set[str] | None, list[Item]] | None:
+    """What the person's index needs, read in one transaction (under the person's lock, so
+    `cached` does not change meanwhile): the version, and the items changed since `cached` with
+    those it still waits for, or, with None for the changes, every item in recall. None when
+    the person has no memory."""
+    # With an index, its changes come in the same read as the version.
+    found = await memory.version_and_changes(cached.version) if cached else None
+    version = found.version if found else await memory.version()
+    if version is None:
+        return None
+    if cached and cached.current(version):
+        return version, set(), []
+    if cached and found and cached.follows(version):
+        rows = found.items
+        waiting = cached.waiting - {row.id for row in rows}
+        rows += await memory.items(waiting) if waiting else []
+        return version, set(found.changed), rows
+    return version, None, await memory.active_items()
 
 
 def _best(

@@ -18,7 +18,7 @@ from memory.person_data import PersonData
 from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.settings import MemorySettings
-from memory.store import MemoryStore, open_memory_engine
+from memory.store import MemoryStore, open_memory_database
 from violet import database
 from violet.embedder import get_embedder
 from violet.models import ModelClient, model_client_for
@@ -48,12 +48,12 @@ async def open_memory(
     settings: MemorySettings, model: ModelClient | None = None
 ) -> AsyncIterator[Memory]:
     """The parts on the configured stores; `model` replaces the configured model client."""
-    engine = open_memory_engine(database.service_engine(settings, NAME))
+    db = open_memory_database(database.service_database(settings, NAME))
     embedder = await asyncio.to_thread(get_embedder)
     vectors = await open_vector_store(settings, embedder.dim, "memory")
     model = model or model_client_for(settings)
 
-    store = MemoryStore(engine)
+    store = MemoryStore(db)
     passages = PassageQueue(embedder)
     queries = RecentQueries(embedder)
     capturer = Capturer(store, vectors, passages, queries, model)
@@ -75,4 +75,4 @@ async def open_memory(
         await passages.close()
         await vectors.close()
         await model.aclose()
-        await engine.dispose()
+        await db.dispose()

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
@@ -42,7 +42,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from memory.deeds import Deed, from_json
@@ -57,6 +56,7 @@ from memory.tables import (
 )
 from violet import database
 from violet.clock import utc_now
+from violet.database import Database, Statements
 from violet.identity import acting_for
 
 FACT = "fact"
@@ -77,11 +77,11 @@ def erasure_lock(person: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def open_memory_engine(engine: AsyncEngine) -> AsyncEngine:
-    if engine.dialect.name == "sqlite":
-        event.listen(engine.sync_engine, "connect", _begin_explicitly)
-        event.listen(engine.sync_engine, "begin", _begin_immediate)
-    return engine
+def open_memory_database(db: Database) -> Database:
+    if db.engine.dialect.name == "sqlite":
+        event.listen(db.engine, "connect", _begin_explicitly)
+        event.listen(db.engine, "begin", _begin_immediate)
+    return db
 
 
 def _begin_explicitly(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
@@ -190,43 +190,67 @@ class CapturedTurn(NewTurn):
     attempts: int = 0
 
 
+T = TypeVar("T")
+# Work on one person's memory, in one transaction.
+Work = Callable[["PersonMemory"], Coroutine[Any, Any, T]]
+
+
+def _someone(person: str) -> None:
+    if not person:
+        raise ValueError("memory is always someone's: the person is empty")
+
+
 class MemoryStore:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._postgres = engine.dialect.name == "postgresql"
+    def __init__(self, db: Database) -> None:
+        self._database = db
+        self._postgres = db.engine.dialect.name == "postgresql"
+
+    async def run(self, person: str, work: Work[T]) -> T:
+        """`work` on the person's memory, and on nobody else's, in one transaction made in
+        one trip to the database: for work whose only awaits are the memory's queries."""
+        return await self._run(person, work, {})
+
+    async def read(self, person: str, work: Work[T]) -> T:
+        """`run` for work that only reads: it never waits for a writer (on SQLite it takes no
+        lock, on PostgreSQL reads never wait)."""
+        return await self._run(person, work, {READS_ONLY: True})
+
+    async def _run(self, person: str, work: Work[T], options: dict[str, object]) -> T:
+        _someone(person)
+        postgres = self._postgres
+
+        async def on(statements: Statements) -> T:
+            return await work(PersonMemory(statements, person, postgres))
+
+        with acting_for(person):
+            return await self._database.run_through(on, options=options)
 
     @asynccontextmanager
     async def of(self, person: str) -> AsyncIterator[PersonMemory]:
-        """One transaction on the person's memory, and on nobody else's."""
-        if not person:
-            raise ValueError("memory is always someone's: the person is empty")
+        """One transaction on the person's memory, and on nobody else's, for work that awaits
+        other things between its queries (each query is a trip)."""
+        _someone(person)
         with acting_for(person):
-            async with self._engine.begin() as connection:
-                yield PersonMemory(connection, person, self._postgres)
+            async with self._database.begin() as session:
+                yield PersonMemory(session, person, self._postgres)
 
     @asynccontextmanager
     async def reading(self, person: str) -> AsyncIterator[PersonMemory]:
-        """A transaction that only reads the person's memory: it never waits for a writer (on
-        SQLite it takes no lock, on PostgreSQL reads never wait)."""
-        if not person:
-            raise ValueError("memory is always someone's: the person is empty")
+        """`of` for work that only reads, as `read`."""
+        _someone(person)
         with acting_for(person):
-            async with self._engine.connect() as connection:
-                await connection.execution_options(**{READS_ONLY: True})
-                async with connection.begin():
-                    yield PersonMemory(connection, person, self._postgres)
+            async with self._database(**{READS_ONLY: True}) as session:
+                yield PersonMemory(session, person, self._postgres)
 
     async def vectors_stored(self, person: str, ids: Sequence[str]) -> None:
         """The vectors of these items, and of the turns read after them, were stored or deleted
         after their change was committed: recall reads them again."""
         if ids:
-            async with self.of(person) as memory:
-                followers = await memory.followers(ids)
-                await memory.record_changes([*ids, *(turn.id for turn in followers)])
+            await self.run(person, lambda memory: _record_with_followers(memory, ids))
 
     async def people(self) -> list[str]:
         """Everyone with a memory (the nightly pass)."""
-        async with AsyncSession(self._engine) as db:
+        async with self._database() as db:
             rows = await database.across_people(
                 db, "memory_people_all", select(memory_people.c.person)
             )
@@ -241,7 +265,7 @@ class MemoryStore:
                 memory_people.c.consolidated_at < memory_people.c.last_capture_at,
             ),
         )
-        async with AsyncSession(self._engine) as db:
+        async with self._database() as db:
             rows = await database.across_people(
                 db, "memory_quiet_people", quiet, quiet_since=quiet_since
             )
@@ -251,8 +275,8 @@ class MemoryStore:
         """True when this replica may consolidate the person now (no other one is)."""
         moment = utc_now()
         with acting_for(person):
-            async with self._engine.begin() as connection:
-                claimed = await connection.execute(
+            async with self._database.begin() as db:
+                claimed = await db.execute(
                     update(memory_people)
                     .where(
                         memory_people.c.person == person,
@@ -264,20 +288,18 @@ class MemoryStore:
                     )
                     .values(consolidating_until=until)
                 )
-                return claimed.rowcount == 1
+                return database.rows_changed(claimed) == 1
 
     async def begin_erasure(self, person: str) -> None:
         """Names the person as being erased, once every capture of theirs under way on any
         replica has committed (on PostgreSQL the erase's lock waits for the shared locks those
         hold, see `PersonMemory.being_erased`); from then on none is taken."""
         with acting_for(person):
-            async with self._engine.begin() as connection:
+            async with self._database.begin() as db:
                 if self._postgres:
-                    await connection.execute(
-                        select(func.pg_advisory_xact_lock(erasure_lock(person)))
-                    )
+                    await db.execute(select(func.pg_advisory_xact_lock(erasure_lock(person))))
                 marked = database.conflict_insert(memory_erasures, postgres=self._postgres)
-                await connection.execute(
+                await db.execute(
                     marked.values(person=person, started_at=utc_now()).on_conflict_do_nothing()
                 )
 
@@ -288,19 +310,24 @@ class MemoryStore:
 
     async def consolidated(self, person: str, started: datetime) -> None:
         with acting_for(person):
-            async with self._engine.begin() as connection:
-                await connection.execute(
+            async with self._database.begin() as db:
+                await db.execute(
                     update(memory_people)
                     .where(memory_people.c.person == person)
                     .values(consolidated_at=started, consolidating_until=None)
                 )
 
 
+async def _record_with_followers(memory: PersonMemory, ids: Sequence[str]) -> None:
+    followers = await memory.followers(ids)
+    await memory.record_changes([*ids, *(turn.id for turn in followers)])
+
+
 class PersonMemory:
     """Queries on one person's memory, inside one transaction. Each filters by the person."""
 
-    def __init__(self, connection: AsyncConnection, person: str, postgres: bool) -> None:
-        self._db = connection
+    def __init__(self, statements: Statements, person: str, postgres: bool) -> None:
+        self._db = statements
         self.person = person
         self._postgres = postgres
         # One version per transaction, taken at its first change.
@@ -544,7 +571,7 @@ class PersonMemory:
             .where(_of(captured_turns, self.person), captured_turns.c.id == turn_id)
             .values(**values)
         )
-        return done.rowcount == 1
+        return database.rows_changed(done) == 1
 
     async def drop_extracted_turns(self) -> int:
         """Compaction: a turn whose items exist is needed no more."""
@@ -553,7 +580,7 @@ class PersonMemory:
                 _of(captured_turns, self.person), captured_turns.c.extracted_at.is_not(None)
             )
         )
-        return deleted.rowcount
+        return database.rows_changed(deleted)
 
     async def extracted_turns_through(self, seq: int) -> list[int]:
         """Captured turns of transcript messages up to `seq` alone whose facts were extracted
@@ -573,7 +600,7 @@ class PersonMemory:
                 _of(captured_turns, self.person), captured_turns.c.id.in_(ids)
             )
         )
-        return deleted.rowcount
+        return database.rows_changed(deleted)
 
     async def has_waiting_turns(self) -> bool:
         found = await self._db.scalar(
@@ -836,7 +863,7 @@ class PersonMemory:
         # a new epoch.
         for table in (captured_turns, memory_items, memory_people, memory_versions, memory_changes):
             done = await self._db.execute(delete(table).where(_of(table, self.person)))
-            deleted += done.rowcount
+            deleted += database.rows_changed(done)
         return deleted
 
     async def transcript_items_through(self, seq: int) -> list[str]:
@@ -884,7 +911,9 @@ class PersonMemory:
         )
         # Recall on every replica drops the deleted items and reads the followers again.
         await self.record_changes([*ids, *followed])
-        return deleted.rowcount, [item for item in await self.items(followed) if item.active]
+        return database.rows_changed(deleted), [
+            item for item in await self.items(followed) if item.active
+        ]
 
     async def _set(self, item_id: str, **values: object) -> None:
         await self._db.execute(

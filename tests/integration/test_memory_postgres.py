@@ -11,7 +11,6 @@ import pytest
 from sqlalchemy import insert, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.indexing import index_items
 from memory.passages import PassageQueue
@@ -19,10 +18,11 @@ from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import migrate
 from memory.settings import MemorySettings
-from memory.store import FACT, Item, MemoryStore, NewTurn, new_item_id, open_memory_engine
+from memory.store import FACT, Item, MemoryStore, NewTurn, new_item_id, open_memory_database
 from memory.tables import memory_items
 from tests.support.postgres import fresh_schema
 from violet import database
+from violet.database import Database
 from violet.embedder import get_embedder
 from violet.vectors import EdgeVectorStore
 
@@ -38,8 +38,9 @@ def url(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-async def engine(url: str) -> AsyncIterator[AsyncEngine]:
-    opened = open_memory_engine(database.service_engine(MemorySettings(database_url=url), "memory"))
+async def db(url: str) -> AsyncIterator[Database]:
+    settings = MemorySettings(database_url=url)
+    opened = open_memory_database(database.service_database(settings, "memory"))
     yield opened
     await opened.dispose()
 
@@ -63,9 +64,9 @@ def fact(person: str, words: str) -> Item:
     )
 
 
-async def remember(engine: AsyncEngine, person: str, words: str) -> Item:
+async def remember(db: Database, person: str, words: str) -> Item:
     item = fact(person, words)
-    async with MemoryStore(engine).of(person) as memory:
+    async with MemoryStore(db).of(person) as memory:
         await memory.add_items([item])
     return item
 
@@ -77,47 +78,46 @@ def rows_as_superuser(url: str) -> list[str]:
 
 
 async def test_the_service_connects_as_a_role_that_cannot_bypass_row_security(
-    engine: AsyncEngine,
+    db: Database,
 ) -> None:
-    async with engine.connect() as connection:
+    async with db() as connection:
         role = (
             await connection.execute(
                 text(
-                    "SELECT current_user, rolsuper, rolbypassrls, "
+                    "SELECT current_user AS who, rolsuper, rolbypassrls, "
                     "(SELECT tableowner FROM pg_tables WHERE tablename = 'memory_items' "
-                    "AND schemaname = current_schema()) FROM pg_roles WHERE rolname = current_user"
+                    "AND schemaname = current_schema()) AS owner "
+                    "FROM pg_roles WHERE rolname = current_user"
                 )
             )
         ).one()
-    assert role[0] == SERVICE_ROLE
-    assert role[1] is False and role[2] is False
-    assert role[3] != SERVICE_ROLE
+    assert role.who == SERVICE_ROLE
+    assert role.rolsuper is False and role.rolbypassrls is False
+    assert role.owner != SERVICE_ROLE
 
 
-async def test_a_query_without_the_person_set_returns_nothing(
-    engine: AsyncEngine, url: str
-) -> None:
-    await remember(engine, "ann", "My cat is called Miso")
-    await remember(engine, "bob", "My cat is called Miso")
-    async with engine.connect() as connection:
+async def test_a_query_without_the_person_set_returns_nothing(db: Database, url: str) -> None:
+    await remember(db, "ann", "My cat is called Miso")
+    await remember(db, "bob", "My cat is called Miso")
+    async with db() as connection:
         assert (await connection.execute(text("SELECT count(*) FROM memory_items"))).scalar() == 0
     assert sorted(rows_as_superuser(url)) == ["ann", "bob"]
 
 
 async def test_a_query_without_the_person_filter_sees_only_the_person_set(
-    engine: AsyncEngine,
+    db: Database,
 ) -> None:
-    await remember(engine, "ann", "My cat is called Miso")
-    await remember(engine, "bob", "My cat is called Miso")
-    async with engine.begin() as connection:
+    await remember(db, "ann", "My cat is called Miso")
+    await remember(db, "bob", "My cat is called Miso")
+    async with db.begin() as connection:
         await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
         people = (await connection.execute(text("SELECT person FROM memory_items"))).scalars()
         assert list(people) == ["ann"]
 
 
-async def test_the_person_set_lasts_one_transaction(engine: AsyncEngine) -> None:
-    await remember(engine, "ann", "My cat is called Miso")
-    async with engine.connect() as connection:
+async def test_the_person_set_lasts_one_transaction(db: Database) -> None:
+    await remember(db, "ann", "My cat is called Miso")
+    async with db() as connection:
         async with connection.begin():
             await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
         count = await connection.execute(text("SELECT count(*) FROM memory_items"))
@@ -125,39 +125,39 @@ async def test_the_person_set_lasts_one_transaction(engine: AsyncEngine) -> None
 
 
 async def test_no_row_of_another_person_can_be_written_changed_or_deleted(
-    engine: AsyncEngine, url: str
+    db: Database, url: str
 ) -> None:
-    bobs = await remember(engine, "bob", "My cat is called Miso")
+    bobs = await remember(db, "bob", "My cat is called Miso")
     with pytest.raises(DBAPIError, match="row-level security"):
-        async with engine.begin() as connection:
+        async with db.begin() as connection:
             await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
             await connection.execute(insert(memory_items).values(fact("bob", "planted").columns()))
-    async with engine.begin() as connection:
+    async with db.begin() as connection:
         await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
         changed = await connection.execute(text("UPDATE memory_items SET text = 'changed'"))
         deleted = await connection.execute(text("DELETE FROM memory_items"))
-    assert changed.rowcount == deleted.rowcount == 0
-    async with MemoryStore(engine).of("bob") as memory:
+    assert database.rows_changed(changed) == database.rows_changed(deleted) == 0
+    async with MemoryStore(db).of("bob") as memory:
         kept = await memory.get(bobs.id)
     assert kept is not None and kept.text == "My cat is called Miso"
     assert rows_as_superuser(url) == ["bob"]
 
 
-async def test_an_id_of_another_person_finds_nothing(engine: AsyncEngine) -> None:
-    bobs = await remember(engine, "bob", "My cat is called Miso")
-    async with MemoryStore(engine).of("ann") as memory:
+async def test_an_id_of_another_person_finds_nothing(db: Database) -> None:
+    bobs = await remember(db, "bob", "My cat is called Miso")
+    async with MemoryStore(db).of("ann") as memory:
         assert await memory.get(bobs.id) is None
         assert await memory.page() == []
 
 
 async def test_consolidation_finds_its_people_only_through_the_owners_scan_functions(
-    engine: AsyncEngine,
+    db: Database,
 ) -> None:
-    store = MemoryStore(engine)
+    store = MemoryStore(db)
     for person in ("ann", "bob"):
         async with store.of(person) as memory:
             await memory.add_turn(NewTurn("My cat is called Miso", "Noted.", (1,), AT))
-    async with engine.connect() as connection:
+    async with db() as connection:
         assert (await connection.execute(text("SELECT count(*) FROM memory_people"))).scalar() == 0
     later = datetime.now(UTC) + timedelta(seconds=1)
     assert sorted(await store.people()) == ["ann", "bob"]
@@ -168,14 +168,14 @@ async def test_consolidation_finds_its_people_only_through_the_owners_scan_funct
     assert await store.quiet_people(later) == ["bob"]
 
 
-async def test_memory_versions_and_changes_show_only_the_person_set(engine: AsyncEngine) -> None:
-    await remember(engine, "ann", "My cat is called Miso")
-    await remember(engine, "bob", "My dog is called Pixel")
+async def test_memory_versions_and_changes_show_only_the_person_set(db: Database) -> None:
+    await remember(db, "ann", "My cat is called Miso")
+    await remember(db, "bob", "My dog is called Pixel")
     for table in ("memory_versions", "memory_changes"):
-        async with engine.begin() as connection:
+        async with db.begin() as connection:
             none = await connection.execute(text(f"SELECT count(*) FROM {table}"))
             assert none.scalar() == 0
-        async with engine.begin() as connection:
+        async with db.begin() as connection:
             await connection.execute(text("SELECT set_config('app.person_id', 'ann', true)"))
             people = await connection.execute(text(f"SELECT DISTINCT person FROM {table}"))
             assert list(people.scalars()) == ["ann"]
@@ -187,8 +187,8 @@ async def test_a_forget_on_one_replica_counts_at_the_next_recall_on_another(
     embedder = get_embedder()
     vectors = EdgeVectorStore(tmp_path / "vectors", embedder.dim)
     settings = MemorySettings(database_url=url)
-    engines = [open_memory_engine(database.service_engine(settings, "memory")) for _ in "ab"]
-    stores = [MemoryStore(engine) for engine in engines]
+    dbs = [open_memory_database(database.service_database(settings, "memory")) for _ in "ab"]
+    stores = [MemoryStore(db) for db in dbs]
     one, other = (Recaller(store, vectors, RecentQueries(embedder)) for store in stores)
     passages = PassageQueue(embedder)
     try:
@@ -206,6 +206,6 @@ async def test_a_forget_on_one_replica_counts_at_the_next_recall_on_another(
         assert [r.item.id for r in recalled] == [items[1].id]
     finally:
         await passages.close()
-        for engine in engines:
-            await engine.dispose()
+        for db in dbs:
+            await db.dispose()
         await vectors.close()

@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, func, select
+from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, event, func, select
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import IntegrityError
 
 from violet import database
-from violet.database import Database
+from violet.database import Database, Statements
 
 metadata = MetaData()
 notes = Table("notes", metadata, Column("id", Integer, primary_key=True), Column("text", String))
@@ -183,3 +184,63 @@ async def test_work_whose_caller_is_cancelled_ends_as_a_whole(db: Database) -> N
     await asyncio.gather(db.run(lambda _: both.wait()), db.run(lambda _: both.wait()))
     rows = await db.execute(select(notes.c.text).order_by(notes.c.id))
     assert [row.text for row in rows] == ["one", "two"]
+
+
+async def add_through(statements: Statements, *texts: str) -> int:
+    """Work written against a session's statements."""
+    for text in texts:
+        await statements.execute(notes.insert().values(text=text))
+    return int(await statements.scalar(select(func.count()).select_from(notes)))
+
+
+async def test_session_work_run_through_in_one_trip_commits_as_a_whole(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trips: list[object] = []
+    to_thread = db.submit
+
+    def counted(call: Callable[..., object], *args: object) -> Future[object]:
+        trips.append(call)
+        return to_thread(call, *args)
+
+    monkeypatch.setattr(db, "submit", counted)
+    assert await db.run_through(add_through, "milk", "eggs") == 2
+    assert len(trips) == 1
+    # The same work through a session: a trip for each statement, to commit and to close.
+    async with db.begin() as session:
+        assert await add_through(session, "bread") == 3
+    assert len(trips) == 1 + 2 + 2
+    assert await count(db) == 3
+
+
+async def test_session_work_that_raises_or_awaits_anything_else_leaves_nothing(
+    db: Database,
+) -> None:
+    async def add_then_fail(statements: Statements) -> None:
+        await add_through(statements, "milk")
+        await statements.execute(notes.insert().values(id=1, text="again"))
+
+    async def add_then_wait(statements: Statements) -> None:
+        await add_through(statements, "milk")
+        await asyncio.sleep(0)
+
+    with pytest.raises(IntegrityError):
+        await db.run_through(add_then_fail)
+    with pytest.raises(RuntimeError, match="awaited something other than its statements"):
+        await db.run_through(add_then_wait)
+    assert await count(db) == 0
+
+
+async def test_execution_options_are_set_before_the_transaction_begins(db: Database) -> None:
+    seen: list[object] = []
+
+    def began(connection: Connection) -> None:
+        seen.append(connection.get_execution_options().get("marked"))
+
+    event.listen(db.engine, "begin", began)
+    await db.run_through(add_through, "milk", options={"marked": "through"})
+    async with db(marked="session") as session:
+        await session.execute(select(notes.c.text))
+    await db.run(add_notes, "eggs")
+    event.remove(db.engine, "begin", began)
+    assert seen == ["through", "session", None]

@@ -391,7 +391,7 @@ async def test_a_turn_takes_three_transactions_when_the_model_answers_at_once(
     def committed(connection: object) -> None:
         commits.append(connection)
 
-    engine = memory.store._engine.sync_engine
+    engine = memory.store._database.engine
     event.listen(engine, "commit", committed)
     try:
         await captured(memory, "ann", said("My cat is called Miso", 1))

@@ -14,7 +14,7 @@ from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import Memory
 from memory.settings import MemorySettings
-from memory.store import MemoryStore, open_memory_engine
+from memory.store import MemoryStore, open_memory_database
 from tests.support import memory as memory_support
 from tests.support.memory import captured, said
 from violet import database
@@ -45,9 +45,9 @@ class CountingVectors:
 @pytest.fixture
 async def other(settings: MemorySettings, memory: Memory) -> AsyncIterator[Recaller]:
     """Recall on a second replica: its own engine on the same database, the same vectors."""
-    engine = open_memory_engine(database.service_engine(settings, "memory"))
-    yield Recaller(MemoryStore(engine), memory.vectors, RecentQueries(get_embedder()))
-    await engine.dispose()
+    db = open_memory_database(database.service_database(settings, "memory"))
+    yield Recaller(MemoryStore(db), memory.vectors, RecentQueries(get_embedder()))
+    await db.dispose()
 
 
 async def texts(recaller: Recaller, person: str, query: str) -> list[str]:
@@ -104,8 +104,8 @@ async def test_a_recall_reads_no_vectors_when_nothing_changed_and_only_the_chang
 ) -> None:
     await captured(memory, "ann", said("I like tea", 1), said("My cat is called Miso", 3))
     counting = CountingVectors(memory.vectors)
-    engine = open_memory_engine(database.service_engine(settings, "memory"))
-    recaller = Recaller(MemoryStore(engine), counting, RecentQueries(get_embedder()))  # type: ignore[arg-type]
+    db = open_memory_database(database.service_database(settings, "memory"))
+    recaller = Recaller(MemoryStore(db), counting, RecentQueries(get_embedder()))  # type: ignore[arg-type]
     try:
         await recaller.recall("ann", "cat", 3)
         await recaller.recall("ann", "tea", 3)
@@ -119,7 +119,7 @@ async def test_a_recall_reads_no_vectors_when_nothing_changed_and_only_the_chang
         assert 0 < len(counting.retrieved[0]) < len(everything)
         assert any("coffee" in t for t in await texts(recaller, "ann", "coffee"))
     finally:
-        await engine.dispose()
+        await db.dispose()
 
 
 async def test_recall_does_not_wait_for_a_capture_holding_the_write_lock(
@@ -150,9 +150,9 @@ async def slow_replica(
 ) -> AsyncIterator[tuple[Recaller, SlowVectors]]:
     """A replica that has not seen anyone yet, on a slow vector store."""
     vectors = SlowVectors(memory.vectors)
-    engine = open_memory_engine(database.service_engine(settings, "memory"))
-    yield Recaller(MemoryStore(engine), vectors, RecentQueries(get_embedder())), vectors  # type: ignore[arg-type]
-    await engine.dispose()
+    db = open_memory_database(database.service_database(settings, "memory"))
+    yield Recaller(MemoryStore(db), vectors, RecentQueries(get_embedder())), vectors  # type: ignore[arg-type]
+    await db.dispose()
 
 
 async def test_prepare_loads_the_memory_before_the_first_recall(
