@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,7 @@ from numpy.typing import NDArray
 
 from memory.runtime import Memory, migrate, open_memory
 from memory.settings import MemorySettings
-from memory.store import TURN, Item, NewTurn, new_item_id
+from memory.store import TURN, Item, NewTurn, PersonMemory, new_item_id
 from violet.embedder import embed_in_thread, get_embedder
 from violet.vectors import VectorPoint
 from violet_cli.percentiles import percentile
@@ -123,8 +124,7 @@ async def fill(memory: Memory, pool: Pool, filled: int, size: int, person: str =
             items.append(item)
             points.append(VectorPoint(item.id, person, TURN, vector, vector))
         await memory.vectors.upsert(points)
-        async with memory.store.of(person) as memory_of_person:
-            await memory_of_person.add_items(items)
+        await memory.store.run(person, partial(PersonMemory.add_items, items=items))
         filled += count
     return filled
 

@@ -211,10 +211,8 @@ class Database:
         self._threads = ThreadPoolExecutor(connections, thread_name_prefix="sql")
         self._free = asyncio.Semaphore(connections)
 
-    def __call__(self, **options: object) -> Session:
-        """A session; `options` are execution options of its connection, set before its
-        first statement (so a `begin` listener sees them)."""
-        return Session(self, options)
+    def __call__(self) -> Session:
+        return Session(self)
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Session]:
@@ -299,9 +297,8 @@ class Session:
     so a result is complete when it is returned. Without `begin()`, what it did is rolled back
     when it closes."""
 
-    def __init__(self, database: Database, options: dict[str, object] | None = None) -> None:
+    def __init__(self, database: Database) -> None:
         self._database = database
-        self._options = options or {}
         self._placed = False
         # Opened by the first statement, on its worker thread.
         self._connection: Connection | None = None
@@ -353,8 +350,6 @@ class Session:
         """On the worker thread: runs a statement, and reads all of its rows."""
         if self._connection is None:
             self._connection = self._database.engine.connect()
-            if self._options:
-                self._connection.execution_options(**self._options)
         return _execute_read(self._connection, statement, parameters)
 
     async def _finish(self, step: Callable[[Connection], None]) -> None:

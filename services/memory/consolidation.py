@@ -29,7 +29,7 @@ from memory.indexing import reindex
 from memory.merging import Step, plan, settle
 from memory.passages import PassageQueue
 from memory.provenance import VIOLET, YOU, Proposed, checks_out
-from memory.store import FACT, Item, MemoryStore
+from memory.store import FACT, Item, MemoryStore, PersonMemory
 from violet.clock import utc_now
 from violet.tasks import cancel_all
 from violet.vectors import VectorStore
@@ -97,13 +97,10 @@ class Consolidator:
         then merges and supersedes facts."""
         await self._capturer.extract(person)
         withdrawn = await self._withdraw_unfounded(person)
-        async with self._store.of(person) as memory:
-            facts = await memory.active_items(FACT)
+        facts = await self._store.read(person, lambda memory: memory.active_items(FACT))
         steps = plan(facts, await self._alike(person, facts))
         await settle(self._store, self._vectors, self._passages, person, steps)
-        async with self._store.of(person) as memory:
-            if not await memory.has_waiting_turns():
-                await memory.drop_extracted_turns()
+        await self._store.run(person, _drop_extracted_turns)
         return Consolidated(steps, withdrawn)
 
     async def consolidate_when_quiet(self, quiet_s: float, sweep_s: float) -> None:
@@ -179,12 +176,7 @@ class Consolidator:
 
     async def _withdraw_unfounded(self, person: str) -> int:
         """Deletes every fact of the person whose provenance does not check out."""
-        async with self._store.of(person) as memory:
-            facts = await memory.facts()
-            turns = await memory.items({turn for fact in facts for turn in fact.turn_items})
-            said = {turn.id: turn.text for turn in turns}
-            unfounded = [fact.id for fact in facts if not founded(fact, said)]
-            back = await memory.withdraw(unfounded)
+        unfounded, back = await self._store.run(person, _withdrawn)
         if unfounded:
             log.warning(
                 "facts withdrawn: their provenance does not check out",
@@ -198,19 +190,33 @@ class Consolidator:
         return len(unfounded)
 
     async def _purge(self, person: str, before: datetime) -> int:
-        async with self._store.of(person) as memory:
-            purged = await memory.purge_forgotten(before)
+        purged = await self._store.run(person, lambda memory: memory.purge_forgotten(before))
         await self._vectors.delete(person, purged)
         return len(purged)
 
     async def _repair(self, person: str) -> int:
         """Brings the person's vectors in line with SQL: vectors for exactly the items in recall."""
         stored = {point.id for point in await self._vectors.scroll(person)}
-        async with self._store.of(person) as memory:
-            active = await memory.active_items()
+        active = await self._store.read(person, lambda memory: memory.active_items())
         missing = [item for item in active if item.id not in stored]
         stray = sorted(stored - {item.id for item in active})
         await self._vectors.delete(person, stray)
         await reindex(self._store, person, self._passages, self._vectors, missing, stray)
         await self._store.vectors_stored(person, [*(item.id for item in missing), *stray])
         return len(missing) + len(stray)
+
+
+async def _drop_extracted_turns(memory: PersonMemory) -> None:
+    """Compaction, once no turn of the person waits for its facts."""
+    if not await memory.has_waiting_turns():
+        await memory.drop_extracted_turns()
+
+
+async def _withdrawn(memory: PersonMemory) -> tuple[list[str], list[Item]]:
+    """Withdraws the facts whose provenance does not check out: their ids, and the items that
+    came back to recall."""
+    facts = await memory.facts()
+    turns = await memory.items({turn for fact in facts for turn in fact.turn_items})
+    said = {turn.id: turn.text for turn in turns}
+    unfounded = [fact.id for fact in facts if not founded(fact, said)]
+    return unfounded, await memory.withdraw(unfounded)

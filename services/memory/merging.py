@@ -104,7 +104,6 @@ async def settle(
     steps: Sequence[Step],
 ) -> list[str]:
     """Carries the steps out; returns the ids that left recall (their vectors are gone too)."""
-    async with store.of(person) as memory:
-        left = await give_way(memory, steps)
+    left = await store.run(person, lambda memory: give_way(memory, steps))
     await drop_vectors(store, vectors, passages, person, left)
     return left

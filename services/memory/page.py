@@ -11,10 +11,11 @@ turn and captured turn of the person for good.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from memory.indexing import reindex
 from memory.passages import PassageQueue
-from memory.store import FACT, TOLD, Item, MemoryStore
+from memory.store import FACT, TOLD, Item, MemoryStore, PersonMemory
 from violet.vectors import VectorStore
 
 
@@ -46,26 +47,17 @@ class MemoryPage:
         return (await self.listed(person)).facts
 
     async def listed(self, person: str) -> Page:
-        async with self._store.of(person) as memory:
-            return Page(await memory.page(FACT), await memory.page(TOLD))
+        return await self._store.read(person, _page)
 
     async def forget(self, person: str, item_id: str) -> Page:
-        async with self._store.of(person) as memory:
-            item = await memory.get(item_id)
-            if item is None:
-                raise UnknownItem(item_id)
-            left = await memory.forget(item) if item.forgotten_at is None else []
+        left = await self._store.run(person, partial(_forget, item_id=item_id))
         await self._vectors.delete(person, left)
         await reindex(self._store, person, self._passages, self._vectors, [], left, urgent=True)
         await self._store.vectors_stored(person, left)
         return await self.listed(person)
 
     async def restore(self, person: str, item_id: str) -> Page:
-        async with self._store.of(person) as memory:
-            item = await memory.get(item_id)
-            if item is None:
-                raise UnknownItem(item_id)
-            back = await memory.restore(item) if item.forgotten_at is not None else []
+        back = await self._store.run(person, partial(_restore, item_id=item_id))
         await reindex(
             self._store,
             person,
@@ -79,7 +71,26 @@ class MemoryPage:
         return await self.listed(person)
 
     async def forget_everything(self, person: str) -> Page:
-        async with self._store.of(person) as memory:
-            await memory.forget_everything()
+        await self._store.run(person, lambda memory: memory.forget_everything())
         await self._vectors.delete_person(person)
         return Page([], [])
+
+
+async def _page(memory: PersonMemory) -> Page:
+    return Page(await memory.page(FACT), await memory.page(TOLD))
+
+
+async def _forget(memory: PersonMemory, item_id: str) -> list[str]:
+    """Forgets the item (unless it is forgotten already); the ids that left recall."""
+    item = await memory.get(item_id)
+    if item is None:
+        raise UnknownItem(item_id)
+    return await memory.forget(item) if item.forgotten_at is None else []
+
+
+async def _restore(memory: PersonMemory, item_id: str) -> list[Item]:
+    """Brings the item back (unless it is in recall); the items back in recall."""
+    item = await memory.get(item_id)
+    if item is None:
+        raise UnknownItem(item_id)
+    return await memory.restore(item) if item.forgotten_at is not None else []

@@ -46,6 +46,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
+from functools import partial
 
 from memory.capture import Capturer
 from memory.consolidation import Consolidator
@@ -53,7 +54,7 @@ from memory.indexing import reindex
 from memory.passages import PassageQueue
 from memory.recall import Recaller
 from memory.sources import Source
-from memory.store import FACT, TOLD, Item, MemoryStore
+from memory.store import FACT, TOLD, Item, MemoryStore, PersonMemory
 from memory.told import sources_of
 from violet.person_data import Erased, Horizon, Record, when
 from violet.vectors import VectorStore
@@ -131,8 +132,8 @@ class PersonData:
     async def _listed(self, person: str, kind: str) -> AsyncIterator[Item]:
         after: tuple[datetime, str] | None = None
         while True:
-            async with self._store.reading(person) as memory:
-                page = await memory.listed_after(kind, after, PAGE)
+            listed = partial(PersonMemory.listed_after, kind=kind, after=after, limit=PAGE)
+            page = await self._store.read(person, listed)
             for item in page:
                 yield item
             if len(page) < PAGE:
@@ -145,8 +146,7 @@ class PersonData:
         await self._capturer.stop_for(person)
         await self._consolidator.stop_for(person)
         vectors = await self._erase_vectors_of_items(person)
-        async with self._store.of(person) as memory:
-            rows = await memory.forget_everything()
+        rows = await self._store.run(person, lambda memory: memory.forget_everything())
         left = len(await self._vectors.scroll(person))
         await self._vectors.delete_person(person)
         await self._vectors.purge()
@@ -158,8 +158,9 @@ class PersonData:
         erased = 0
         after = ""
         while True:
-            async with self._store.reading(person) as memory:
-                ids = await memory.ids_after(after, PAGE)
+            ids = await self._store.read(
+                person, partial(PersonMemory.ids_after, after=after, limit=PAGE)
+            )
             if not ids:
                 return erased
             erased += len(await self._vectors.retrieve(person, ids))
@@ -171,9 +172,7 @@ class PersonData:
         through = horizon.transcript_through_seq
         if through <= 0:
             return Erased()
-        async with self._store.reading(person) as memory:
-            items = await memory.transcript_items_through(through)
-            turns = await memory.extracted_turns_through(through)
+        items, turns = await self._store.read(person, partial(_copied_through, seq=through))
         rows = vectors = 0
         trimmed = set(items)
         for start in range(0, len(items), PAGE):
@@ -181,8 +180,8 @@ class PersonData:
             vectors += await self._erase_vectors(person, page)
             rows += await self._delete_items(person, page, trimmed)
         for start in range(0, len(turns), PAGE):
-            async with self._store.of(person) as memory:
-                rows += await memory.delete_captured_turns(turns[start : start + PAGE])
+            deleted = partial(PersonMemory.delete_captured_turns, ids=turns[start : start + PAGE])
+            rows += await self._store.run(person, deleted)
         if vectors:
             await self._vectors.purge()
         log.info("a person's memory trimmed", extra={"rows": rows, "vectors": vectors})
@@ -196,10 +195,17 @@ class PersonData:
     async def _delete_items(self, person: str, ids: Sequence[str], trimmed: set[str]) -> int:
         """Deletes the items, and embeds again the turns that were read after one of them (but
         those trimmed too, whose vectors go with their page)."""
-        async with self._store.of(person) as memory:
-            rows, followers = await memory.delete_trimmed(ids)
+        rows, followers = await self._store.run(person, lambda memory: memory.delete_trimmed(ids))
         again = [turn for turn in followers if turn.id not in trimmed]
         if again:
             await reindex(self._store, person, self._passages, self._vectors, again, [])
             await self._store.vectors_stored(person, [turn.id for turn in again])
         return rows
+
+
+async def _copied_through(memory: PersonMemory, seq: int) -> tuple[list[str], list[int]]:
+    """The items and the extracted captured turns made of transcript messages up to `seq`."""
+    return (
+        await memory.transcript_items_through(seq),
+        await memory.extracted_turns_through(seq),
+    )

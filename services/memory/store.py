@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -195,11 +194,6 @@ T = TypeVar("T")
 Work = Callable[["PersonMemory"], Coroutine[Any, Any, T]]
 
 
-def _someone(person: str) -> None:
-    if not person:
-        raise ValueError("memory is always someone's: the person is empty")
-
-
 class MemoryStore:
     def __init__(self, db: Database) -> None:
         self._database = db
@@ -216,7 +210,8 @@ class MemoryStore:
         return await self._run(person, work, {READS_ONLY: True})
 
     async def _run(self, person: str, work: Work[T], options: dict[str, object]) -> T:
-        _someone(person)
+        if not person:
+            raise ValueError("memory is always someone's: the person is empty")
         postgres = self._postgres
 
         async def on(statements: Statements) -> T:
@@ -224,23 +219,6 @@ class MemoryStore:
 
         with acting_for(person):
             return await self._database.run_through(on, options=options)
-
-    @asynccontextmanager
-    async def of(self, person: str) -> AsyncIterator[PersonMemory]:
-        """One transaction on the person's memory, and on nobody else's, for work that awaits
-        other things between its queries (each query is a trip)."""
-        _someone(person)
-        with acting_for(person):
-            async with self._database.begin() as session:
-                yield PersonMemory(session, person, self._postgres)
-
-    @asynccontextmanager
-    async def reading(self, person: str) -> AsyncIterator[PersonMemory]:
-        """`of` for work that only reads, as `read`."""
-        _someone(person)
-        with acting_for(person):
-            async with self._database(**{READS_ONLY: True}) as session:
-                yield PersonMemory(session, person, self._postgres)
 
     async def vectors_stored(self, person: str, ids: Sequence[str]) -> None:
         """The vectors of these items, and of the turns read after them, were stored or deleted
@@ -305,8 +283,7 @@ class MemoryStore:
 
     async def end_erasure(self, person: str) -> None:
         """Captures of the person are taken again: they start a new memory."""
-        async with self.of(person) as memory:
-            await memory.delete_erasure()
+        await self.run(person, lambda memory: memory.delete_erasure())
 
     async def consolidated(self, person: str, started: datetime) -> None:
         with acting_for(person):

@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,7 @@ from memory.queries import RecentQueries
 from memory.runtime import Memory, migrate, open_memory
 from memory.settings import MemorySettings
 from memory.sources import Source
-from memory.store import NewTurn
+from memory.store import NewTurn, PersonMemory
 from memory.tables import captured_turns, memory_items, metadata
 from tests.support.memory import ScriptedOrigin, captured, said
 from tests.support.postgres import fresh_schema
@@ -181,8 +183,7 @@ async def vector_count(parts: Memory, person: str, at_least: int) -> bool:
 
 
 async def version_of(parts: Memory, person: str) -> str | None:
-    async with parts.store.reading(person) as memory:
-        version = await memory.version()
+    version = await parts.store.read(person, PersonMemory.version)
     return version.epoch if version else None
 
 
@@ -285,8 +286,8 @@ async def test_a_quiet_consolidation_under_way_is_stopped_and_the_sweep_goes_on(
     model = GatedOrigin()
     async with open_memory(settings, model=model) as parts:
         ann = new_person("ann")
-        async with parts.store.of(ann) as memory:
-            await memory.add_turn(said(CAT, 1))  # stored, its capture pass left to the sweep
+        # Stored, its capture pass left to the sweep.
+        await parts.store.run(ann, partial(PersonMemory.add_turn, turn=said(CAT, 1)))
         sweep = asyncio.create_task(parts.consolidator.consolidate_when_quiet(0.01, 0.05))
         try:
             await eventually(lambda: vector_ids(parts, ann), "the sweep's turn item stored")
@@ -295,8 +296,7 @@ async def test_a_quiet_consolidation_under_way_is_stopped_and_the_sweep_goes_on(
             model.gate.set()
             await nothing_left_of(parts, settings, ann)
             bob = new_person("bob")
-            async with parts.store.of(bob) as memory:
-                await memory.add_turn(said(DOG, 1))
+            await parts.store.run(bob, partial(PersonMemory.add_turn, turn=said(DOG, 1)))
             await eventually(lambda: model.answered, "bob's turn made by the sweep")
             assert model.answered == 1, "the consolidation of ann ended at the erase"
         finally:
@@ -330,8 +330,7 @@ async def test_work_that_read_before_the_erase_and_writes_after_it_leaves_nothin
     stores their vectors and records their change after it."""
     ann = new_person("ann")
     await captured(opened, ann, said(CAT, 1))
-    async with opened.store.reading(ann) as memory:
-        read = await memory.active_items()
+    read = await opened.store.read(ann, PersonMemory.active_items)
 
     await opened.person_data.erase(ann)
     await reindex(opened.store, ann, opened.passages, opened.vectors, read, [])
@@ -343,11 +342,21 @@ async def test_a_capture_committing_as_the_erase_starts_is_erased_with_the_rest(
     settings: MemorySettings, opened: Memory
 ) -> None:
     ann = new_person("ann")
-    async with opened.store.of(ann) as capturing:
-        assert await capturing.add_turn(said(CAT, 1)) is not None
-        erasing = asyncio.create_task(opened.person_data.erase(ann))
-        done, _ = await asyncio.wait([erasing], timeout=0.5)
-        assert not done, "the erase waits for the capture under way"
+    stored, erase_started = threading.Event(), threading.Event()
+
+    async def capture_under_way(capturing: PersonMemory) -> int | None:
+        turn = await capturing.add_turn(said(CAT, 1))
+        stored.set()
+        erase_started.wait(10)  # on the worker thread, in the capture's transaction
+        return turn
+
+    capture = asyncio.create_task(opened.store.run(ann, capture_under_way))
+    assert await asyncio.to_thread(stored.wait, 10)
+    erasing = asyncio.create_task(opened.person_data.erase(ann))
+    done, _ = await asyncio.wait([erasing], timeout=0.5)
+    erase_started.set()
+    assert not done, "the erase waits for the capture under way"
+    assert await capture is not None
     erased = await erasing
     assert erased.rows == 2  # the captured turn, and the person among those with memory
     await nothing_left_of(opened, settings, ann)
@@ -361,8 +370,7 @@ async def test_an_erase_stopped_halfway_refuses_captures_until_called_again(
     vectors = len(await vector_ids(opened, ann))
     # Stopped after its rows went, before its vectors did.
     await opened.store.begin_erasure(ann)
-    async with opened.store.of(ann) as halfway:
-        assert await halfway.forget_everything() > 0
+    assert await opened.store.run(ann, PersonMemory.forget_everything) > 0
 
     await opened.capturer.accept(ann, said(DOG, 3))
     await opened.capturer.settled(ann)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import psycopg
@@ -18,7 +19,15 @@ from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import migrate
 from memory.settings import MemorySettings
-from memory.store import FACT, Item, MemoryStore, NewTurn, new_item_id, open_memory_database
+from memory.store import (
+    FACT,
+    Item,
+    MemoryStore,
+    NewTurn,
+    PersonMemory,
+    new_item_id,
+    open_memory_database,
+)
 from memory.tables import memory_items
 from tests.support.postgres import fresh_schema
 from violet import database
@@ -66,8 +75,7 @@ def fact(person: str, words: str) -> Item:
 
 async def remember(db: Database, person: str, words: str) -> Item:
     item = fact(person, words)
-    async with MemoryStore(db).of(person) as memory:
-        await memory.add_items([item])
+    await MemoryStore(db).run(person, partial(PersonMemory.add_items, items=[item]))
     return item
 
 
@@ -137,17 +145,16 @@ async def test_no_row_of_another_person_can_be_written_changed_or_deleted(
         changed = await connection.execute(text("UPDATE memory_items SET text = 'changed'"))
         deleted = await connection.execute(text("DELETE FROM memory_items"))
     assert database.rows_changed(changed) == database.rows_changed(deleted) == 0
-    async with MemoryStore(db).of("bob") as memory:
-        kept = await memory.get(bobs.id)
+    kept = await MemoryStore(db).read("bob", partial(PersonMemory.get, item_id=bobs.id))
     assert kept is not None and kept.text == "My cat is called Miso"
     assert rows_as_superuser(url) == ["bob"]
 
 
 async def test_an_id_of_another_person_finds_nothing(db: Database) -> None:
     bobs = await remember(db, "bob", "My cat is called Miso")
-    async with MemoryStore(db).of("ann") as memory:
-        assert await memory.get(bobs.id) is None
-        assert await memory.page() == []
+    ann = MemoryStore(db)
+    assert await ann.read("ann", partial(PersonMemory.get, item_id=bobs.id)) is None
+    assert await ann.read("ann", PersonMemory.page) == []
 
 
 async def test_consolidation_finds_its_people_only_through_the_owners_scan_functions(
@@ -155,8 +162,8 @@ async def test_consolidation_finds_its_people_only_through_the_owners_scan_funct
 ) -> None:
     store = MemoryStore(db)
     for person in ("ann", "bob"):
-        async with store.of(person) as memory:
-            await memory.add_turn(NewTurn("My cat is called Miso", "Noted.", (1,), AT))
+        turn = NewTurn("My cat is called Miso", "Noted.", (1,), AT)
+        await store.run(person, partial(PersonMemory.add_turn, turn=turn))
     async with db() as connection:
         assert (await connection.execute(text("SELECT count(*) FROM memory_people"))).scalar() == 0
     later = datetime.now(UTC) + timedelta(seconds=1)
@@ -194,13 +201,11 @@ async def test_a_forget_on_one_replica_counts_at_the_next_recall_on_another(
     try:
         items = [fact("ann", "My cat is called Miso"), fact("ann", "I take my tea with honey")]
         await index_items(passages, vectors, items, {})
-        async with stores[0].of("ann") as memory:
-            await memory.add_items(items)
+        await stores[0].run("ann", partial(PersonMemory.add_items, items=items))
         for recaller in (one, other):
             recalled = await recaller.recall("ann", "what is my cat called?", 1)
             assert [r.item.id for r in recalled] == [items[0].id]
-        async with stores[0].of("ann") as memory:
-            left = await memory.forget(items[0])
+        left = await stores[0].run("ann", partial(PersonMemory.forget, item=items[0]))
         await vectors.delete("ann", left)
         recalled = await other.recall("ann", "what is my cat called?", 2)
         assert [r.item.id for r in recalled] == [items[1].id]

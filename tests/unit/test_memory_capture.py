@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Sequence
 from datetime import timedelta
+from functools import partial
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from memory.deeds import Deed
 from memory.passages import PassageQueue
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
-from memory.store import TURN, NewTurn
+from memory.store import TURN, NewTurn, PersonMemory
 from tests.support import memory as memory_support
 from tests.support.memory import START, ScriptedOrigin, captured, said
 from tests.support.waiting import eventually
@@ -142,8 +143,7 @@ async def test_a_turn_is_read_with_the_turn_just_before_it(memory: Memory) -> No
     await captured(
         memory, "ann", said("Do you like hiking?", 1), said("I go hiking in the Alps", 3), later
     )
-    async with memory.store.of("ann") as rows:
-        turns = await rows.active_items(TURN)
+    turns = await memory.store.read("ann", partial(PersonMemory.active_items, kind=TURN))
     assert [t.previous_item for t in turns] == [None, turns[0].id, None]
 
 

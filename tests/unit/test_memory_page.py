@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
 
 import pytest
 
 from memory.page import UnknownItem
 from memory.runtime import Memory, open_memory
 from memory.settings import MemorySettings
-from memory.store import FACT, new_item_id
+from memory.store import FACT, PersonMemory, new_item_id
 from tests.support import memory as memory_support
 from tests.support.memory import ScriptedOrigin, captured, said
 from tests.support.waiting import eventually
@@ -141,8 +142,7 @@ async def test_a_newer_home_supersedes_the_older_one_at_once_and_history_is_kept
         "I live in Lyon now",
         "My cat is called Miso",
     ]
-    async with memory.store.of("ann") as rows:
-        history = await rows.get(paris.id)
+    history = await memory.store.read("ann", partial(PersonMemory.get, item_id=paris.id))
     lyon = next(item for item in await memory.page.facts("ann") if "Lyon" in item.text)
     assert history is not None and history.superseded_by == lyon.id
     recalled = await memory.recaller.recall("ann", "where do I live?", 3)
@@ -185,9 +185,9 @@ async def test_the_sleep_pass_repairs_lost_vectors(memory: Memory) -> None:
     report = await memory.consolidator.sleep(undo_window=timedelta(days=30))
     assert report.repaired == len(before)
     assert await stored_ids(memory, "ann") == before
-    async with memory.store.of("ann") as rows:
-        assert {item.id for item in await rows.active_items()} == before
-        assert len(await rows.active_items(FACT)) == 1
+    active = await memory.store.read("ann", PersonMemory.active_items)
+    assert {item.id for item in active} == before
+    assert len([item for item in active if item.kind == FACT]) == 1
 
 
 async def test_facts_that_no_longer_check_out_are_withdrawn_and_what_they_replaced_comes_back(
@@ -198,8 +198,8 @@ async def test_facts_that_no_longer_check_out_are_withdrawn_and_what_they_replac
     await captured(memory, "ann", said("My bank PIN is 1234", 1))
     await captured(memory, "ann", said("my friend said my password is hunter2", 3))
     [pin] = await memory.page.facts("ann")
-    async with memory.store.of("ann") as rows:
-        [reported_turn] = [t for t in await rows.active_items() if "hunter2" in t.text]
+    active = await memory.store.read("ann", PersonMemory.active_items)
+    [reported_turn] = [t for t in active if "hunter2" in t.text]
     page_sentence = replace(
         pin,
         id=new_item_id(),
@@ -217,9 +217,12 @@ async def test_facts_that_no_longer_check_out_are_withdrawn_and_what_they_replac
         turn_items=(reported_turn.id,),
         subject=None,
     )
-    async with memory.store.of("ann") as rows:
+
+    async def planted_before_the_rule(rows: PersonMemory) -> None:
         await rows.add_items([page_sentence, reported])
         await rows.supersede(pin.id, page_sentence.id, merge=False)
+
+    await memory.store.run("ann", planted_before_the_rule)
 
     report = await memory.consolidator.sleep(undo_window=timedelta(days=30))
     assert report.withdrawn == 2

@@ -4,6 +4,7 @@ version, reading only what changed, and never waits behind a capture's write."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ from memory.queries import RecentQueries
 from memory.recall import Recaller
 from memory.runtime import Memory
 from memory.settings import MemorySettings
-from memory.store import MemoryStore, open_memory_database
+from memory.store import MemoryStore, PersonMemory, open_memory_database
 from tests.support import memory as memory_support
 from tests.support.memory import captured, said
 from violet import database
@@ -112,8 +113,8 @@ async def test_a_recall_reads_no_vectors_when_nothing_changed_and_only_the_chang
         assert (counting.scrolls, counting.retrieved) == (1, [])
         await captured(memory, "ann", said("I take my coffee black", 5))
         await recaller.recall("ann", "coffee", 3)
-        async with memory.store.of("ann") as ann:
-            everything = {item.id for item in await ann.active_items()}
+        active = await memory.store.read("ann", PersonMemory.active_items)
+        everything = {item.id for item in active}
         assert counting.scrolls == 1
         assert len(counting.retrieved) == 1
         assert 0 < len(counting.retrieved[0]) < len(everything)
@@ -126,11 +127,23 @@ async def test_recall_does_not_wait_for_a_capture_holding_the_write_lock(
     memory: Memory, other: Recaller
 ) -> None:
     await captured(memory, "ann", said("My cat is called Miso", 1))
-    async with memory.store.of("ann") as writing:
+    written, recalled = threading.Event(), threading.Event()
+
+    async def write_until_recalled(writing: PersonMemory) -> None:
         await writing.record_changes(["an-item-being-written"])
+        written.set()
+        recalled.wait(10)  # on the worker thread, holding the write lock
+
+    writer = asyncio.create_task(memory.store.run("ann", write_until_recalled))
+    try:
+        assert await asyncio.to_thread(written.wait, 10)
         # On SQLite the writer holds the database's write lock until it commits: a recall that
         # queued behind it would wait out the busy timeout and fail.
         assert any("Miso" in t for t in await texts(other, "ann", "what is my cat called?"))
+        assert not writer.done()
+    finally:
+        recalled.set()
+        await writer
 
 
 @dataclass

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from memory.runtime import Memory
-from memory.store import FACT, Item, MemoryVersion
+from memory.store import FACT, Item, MemoryVersion, PersonMemory
 from tests.support import memory as memory_support
 from tests.support.memory import captured, said
 from violet.clock import utc_now
@@ -15,19 +16,18 @@ memory = memory_support.memory
 
 
 async def version(memory: Memory, person: str = "ann") -> MemoryVersion | None:
-    async with memory.store.reading(person) as reading:
-        return await reading.version()
+    return await memory.store.read(person, PersonMemory.version)
 
 
 async def changed_since(memory: Memory, since: int, person: str = "ann") -> set[str]:
-    async with memory.store.reading(person) as reading:
-        changes = await reading.version_and_changes(since)
-        return set(changes.changed) if changes else set()
+    changes = await memory.store.read(
+        person, partial(PersonMemory.version_and_changes, since=since)
+    )
+    return set(changes.changed) if changes else set()
 
 
 async def facts(memory: Memory) -> list[Item]:
-    async with memory.store.of("ann") as ann:
-        return await ann.active_items(FACT)
+    return await memory.store.read("ann", partial(PersonMemory.active_items, kind=FACT))
 
 
 async def test_a_person_without_memory_has_no_version(memory: Memory) -> None:
@@ -38,15 +38,13 @@ async def test_a_capture_advances_the_version_and_lists_its_items(memory: Memory
     await captured(memory, "ann", said("My cat is called Miso", 1))
     first = await version(memory)
     assert first is not None
-    async with memory.store.of("ann") as ann:
-        made = {item.id for item in await ann.active_items()}
+    made = {item.id for item in await memory.store.read("ann", PersonMemory.active_items)}
     assert await changed_since(memory, 0) == made
     await captured(memory, "ann", said("I like tea", 3))
     second = await version(memory)
     assert second is not None and second.epoch == first.epoch
     assert second.version > first.version
-    async with memory.store.of("ann") as ann:
-        now = {item.id for item in await ann.active_items()}
+    now = {item.id for item in await memory.store.read("ann", PersonMemory.active_items)}
     assert await changed_since(memory, first.version) == now - made
 
 
@@ -105,8 +103,8 @@ async def test_purging_drops_the_listed_changes_of_deleted_items_and_says_from_w
     await memory.page.forget("ann", fact.id)
     forgotten = await version(memory)
     assert forgotten is not None
-    async with memory.store.of("ann") as ann:
-        purged = await ann.purge_forgotten(utc_now() + timedelta(seconds=1))
+    before = utc_now() + timedelta(seconds=1)
+    purged = await memory.store.run("ann", partial(PersonMemory.purge_forgotten, before=before))
     assert fact.id in purged
     after = await version(memory)
     assert after is not None and after.version == forgotten.version
