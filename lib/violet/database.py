@@ -228,10 +228,7 @@ class Database:
 
         A caller cancelled before the work starts leaves it undone; once it has started, it
         ends as a whole, committed or rolled back, as though the caller had waited."""
-        await self.take_place()
-        done = self.submit(self._transaction, {}, work, *args)
-        self.free_place_after(done)
-        return await asyncio.wrap_future(done)
+        return await self._trip({}, work, *args)
 
     async def run_through(
         self,
@@ -244,10 +241,7 @@ class Database:
         the worker thread its statements run on the connection and return at once, so the
         coroutine runs to its end without suspending. `options` are the connection's execution
         options, set before it begins."""
-        await self.take_place()
-        done = self.submit(self._transaction, options or {}, _run_through, work, args)
-        self.free_place_after(done)
-        return await asyncio.wrap_future(done)
+        return await self._trip(options or {}, _run_through, work, args)
 
     async def execute(self, statement: Executable, parameters: Parameters = None) -> Result[Any]:
         """One statement in a transaction of its own, its rows read: one trip."""
@@ -255,6 +249,14 @@ class Database:
 
     async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
         return (await self.execute(statement, parameters)).scalar()
+
+    async def _trip(self, options: dict[str, object], work: Callable[..., T], *args: object) -> T:
+        """`work(connection, *args)` in one transaction on a worker thread, once a place is
+        free; the place is given back when the work ends, even if the caller stopped waiting."""
+        await self.take_place()
+        done = self.submit(self._transaction, options, work, *args)
+        self.free_place_after(done)
+        return await asyncio.wrap_future(done)
 
     def _transaction(self, options: dict[str, object], work: Callable[..., T], *args: object) -> T:
         with self.engine.connect() as connection:
@@ -292,7 +294,22 @@ class Database:
         self.engine.dispose()
 
 
-class Session:
+class _Reading:
+    """`scalar` and `scalars` on top of a class's `execute`."""
+
+    async def execute(self, statement: Executable, parameters: Parameters = None) -> Result[Any]:
+        raise NotImplementedError
+
+    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
+        return (await self.execute(statement, parameters)).scalar()
+
+    async def scalars(
+        self, statement: Executable, parameters: Parameters = None
+    ) -> ScalarResult[Any]:
+        return (await self.execute(statement, parameters)).scalars()
+
+
+class Session(_Reading):
     """One connection's statements, in order, for one task. Rows are read on the worker thread,
     so a result is complete when it is returned. Without `begin()`, what it did is rolled back
     when it closes."""
@@ -316,14 +333,6 @@ class Session:
         await self._settled()
         self._pending = self._database.submit(self._execute, statement, parameters)
         return cast(Result[Any], await asyncio.wrap_future(self._pending))
-
-    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
-        return (await self.execute(statement, parameters)).scalar()
-
-    async def scalars(
-        self, statement: Executable, parameters: Parameters = None
-    ) -> ScalarResult[Any]:
-        return (await self.execute(statement, parameters)).scalars()
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Session]:
@@ -387,7 +396,7 @@ class Statements(Protocol):
     ) -> ScalarResult[Any]: ...
 
 
-class _Held:
+class _Held(_Reading):
     """`Statements` on a connection the worker thread holds: each returns without suspending."""
 
     def __init__(self, connection: Connection) -> None:
@@ -395,14 +404,6 @@ class _Held:
 
     async def execute(self, statement: Executable, parameters: Parameters = None) -> Result[Any]:
         return _execute_read(self._connection, statement, parameters)
-
-    async def scalar(self, statement: Executable, parameters: Parameters = None) -> Any:
-        return (await self.execute(statement, parameters)).scalar()
-
-    async def scalars(
-        self, statement: Executable, parameters: Parameters = None
-    ) -> ScalarResult[Any]:
-        return (await self.execute(statement, parameters)).scalars()
 
 
 def _run_through(
