@@ -255,8 +255,12 @@ class Database:
         free; the place is given back when the work ends, even if the caller stopped waiting."""
         await self.take_place()
         done = self.submit(self._transaction, options, work, *args)
-        self.free_place_after(done)
-        return await asyncio.wrap_future(done)
+        try:
+            return await asyncio.wrap_future(done)
+        finally:
+            # A caller that waited frees the place itself, sparing the loop a second wake-up
+            # from the thread; one that stopped waiting frees it once the work ends.
+            self.free_place_after(None if done.done() else done)
 
     def _transaction(self, options: dict[str, object], work: Callable[..., T], *args: object) -> T:
         with self.engine.connect() as connection:
@@ -272,6 +276,9 @@ class Database:
 
     async def take_place(self) -> None:
         """Waits until fewer than `connections` sessions hold a connection."""
+        if not self._free.locked():
+            await self._free.acquire()  # a place is free: taken at once, no timer set
+            return
         try:
             await asyncio.wait_for(self._free.acquire(), POOL_TIMEOUT_S)
         except TimeoutError:

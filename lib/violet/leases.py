@@ -64,6 +64,10 @@ class Lease:
         self._give_back = (
             update(table).where(row, mine).values({columns.holder: None, columns.until: None})
         )
+        # Renewal only extends a lease still held: one given back stays free.
+        self._extend = (
+            update(table).where(row, mine).values({columns.until: bindparam("lease_expiry")})
+        )
 
     async def try_acquire(self, key: str) -> bool:
         """Takes or renews the lease on the row; False while someone else holds it."""
@@ -84,7 +88,14 @@ class Lease:
         }
 
     async def release(self, key: str) -> None:
-        await self._change(self._give_back, {"lease_row": key, "lease_asker": self._holder})
+        await self._change(self._give_back, self._asking(key))
+
+    def release_on(self, connection: Connection, key: str) -> None:
+        """`release` as work for `Database.run`, beside other work of the same trip."""
+        connection.execute(self._give_back, self._asking(key))
+
+    def _asking(self, key: str) -> dict[str, Any]:
+        return {"lease_row": key, "lease_asker": self._holder}
 
     async def _change(self, statement: Update, parameters: dict[str, Any]) -> int:
         """Runs the change in a transaction of its own: how many rows it changed."""
@@ -94,17 +105,20 @@ class Lease:
             return rows_changed(await tx.execute(statement, parameters))
 
     @contextlib.asynccontextmanager
-    async def held(self, key: str) -> AsyncIterator[None]:
-        """Holds an acquired lease, renewing it until the block ends."""
+    async def held(self, key: str) -> AsyncIterator[Holding]:
+        """Holds an acquired lease, renewing it until the block ends, then gives it back
+        unless the block's own work did (`Holding`)."""
+        holding = Holding()
         renewal = asyncio.create_task(self._renew(key))
         try:
-            yield
+            yield holding
         finally:
             renewal.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewal
-            # Even a cancelled holder hands the lease back, so nobody waits out its expiry.
-            await asyncio.shield(self.release(key))
+            if not holding.given_back:
+                # Even a cancelled holder hands the lease back, so nobody waits out its expiry.
+                await asyncio.shield(self.release(key))
 
     @contextlib.asynccontextmanager
     async def holding(self, key: str) -> AsyncIterator[bool]:
@@ -118,4 +132,15 @@ class Lease:
     async def _renew(self, key: str) -> None:
         while True:
             await asyncio.sleep(self._duration.total_seconds() / 3)
-            await self.try_acquire(key)
+            extending = {**self._asking(key), "lease_expiry": self._clock() + self._duration}
+            await self._change(self._extend, extending)
+
+
+@dataclass
+class Holding:
+    """A lease held by a `Lease.held` block. Work inside the block may give the lease back in
+    its own trip (`Lease.release_on`), saving the block's last trip: once that trip has
+    committed, the work sets `given_back` and the block ends without giving it back again.
+    A renewal that comes after changes nothing, as renewal only extends a lease still held."""
+
+    given_back: bool = False

@@ -40,12 +40,17 @@ class Fold:
         self._window = window
         self._replica = replica
 
+    def due(self, context: TurnContext, roll_over: bool = False) -> bool:
+        """Whether `after_turn` would fold: the window is full, or the turn asked to roll over
+        (the conversation no longer fitted the model's context)."""
+        return roll_over or self._window.fold_due(len(context.live))
+
     async def after_turn(self, context: TurnContext, roll_over: bool = False) -> FoldResult:
-        """Folds when the window is full, or at once with `roll_over` (the conversation no
-        longer fitted the model's context: it rolls over even if the fold fails)."""
-        conversation, live = context.conversation, context.live
-        if not (roll_over or self._window.fold_due(len(live))):
+        """Folds when it is `due` (with `roll_over`, the conversation rolls over even if the
+        fold fails)."""
+        if not self.due(context, roll_over):
             return FoldResult(folded=False)
+        conversation, live = context.conversation, context.live
         older, carried = self._window.split(live)
         language = person_language(live)
         carry_from = carried[0].seq if carried else live[-1].seq + 1

@@ -28,7 +28,7 @@ from session.turn_context import TurnContext, turn_reads_on
 from session.updates import Update, next_untold_on
 from violet.faults import fault_point
 from violet.identity import acting_for, service_identity
-from violet.leases import Lease
+from violet.leases import Holding, Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
 from violet.models import JsonObject
 from violet.tasks import end_within
@@ -59,6 +59,15 @@ class Delivery:
     memory: MemoryClient
     # Told updates a person with no device connected is notified of.
     notices: Outbox
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Read in the trip that stores a turn's words: what waits next, and whether that trip
+    gave the turn lock back (nothing waited and no fold was due)."""
+
+    waiting: Message | Update | None
+    gave_back: bool
 
 
 class TurnRunner:
@@ -162,12 +171,12 @@ class TurnRunner:
             if not taken:
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
-            async with lock.held(conversation.id):
+            async with lock.held(conversation.id) as holding:
                 while work is not None and not self._stopping:
                     if isinstance(work, Message):
-                        work = await self._turn(conversation, work)
+                        work = await self._turn(conversation, work, holding)
                     else:
-                        work = await self._tell(conversation, work)
+                        work = await self._tell(conversation, work, holding)
             return
 
     def _take_on(
@@ -191,7 +200,9 @@ class TurnRunner:
         model_conversation = await self._model_conversation(conversation, read.current)
         return read.context(conversation, identity, model_conversation)
 
-    async def _turn(self, conversation: Conversation, message: Message) -> Message | Update | None:
+    async def _turn(
+        self, conversation: Conversation, message: Message, holding: Holding
+    ) -> Message | Update | None:
         """Answers the message; what waits next."""
         # The turn joins the trace its message arrived in, whichever replica runs it.
         with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
@@ -200,8 +211,8 @@ class TurnRunner:
             said = await self._main.answer(context, message)
             fault_point("session.answer_ready")
             # The answer is stored, and what waits next read, in one trip.
-            answer, waiting = await self._store.database.run(
-                self._answer_on, context, message, said.text
+            answer, ended = await self._store.database.run(
+                self._answer_on, context, message, said.text, said.roll_over
             )
             fault_point("session.answer_stored")
             self._delivery.feed.publish(context.conversation.id, answer)
@@ -210,14 +221,19 @@ class TurnRunner:
             if said.remember:  # a turn the model declined leaves nothing in memory
                 seqs = [message.seq, answer.seq]
                 self._capture(context, message.text, said.text, seqs, told=said.told)
-            return await self._fold_when_caught_up(context.after(answer), waiting, said.roll_over)
+            return await self._after(context.after(answer), ended, said.roll_over, holding)
 
     def _answer_on(
-        self, connection: Connection, context: TurnContext, message: Message, text: str
-    ) -> tuple[Message, Message | Update | None]:
+        self,
+        connection: Connection,
+        context: TurnContext,
+        message: Message,
+        text: str,
+        roll_over: bool,
+    ) -> tuple[Message, Ended]:
         conversation, model = context.conversation.id, context.model_conversation.id
         answer = self._store.transcript.answer_on(connection, conversation, message, text, model)
-        return answer, waiting_on(connection, conversation)
+        return answer, self._ended_on(connection, context.after(answer), roll_over)
 
     def _told_on(
         self,
@@ -226,14 +242,27 @@ class TurnRunner:
         update: Update,
         text: str,
         then: Also,
-    ) -> tuple[Message, Message | Update | None]:
+        roll_over: bool,
+    ) -> tuple[Message, Ended]:
         conversation, model = context.conversation, context.model_conversation.id
         told = self._store.transcript.told_on(
             connection, conversation.id, update.id, text, model, then
         )
-        return told, waiting_on(connection, conversation.id)
+        return told, self._ended_on(connection, context.after(told), roll_over)
 
-    async def _tell(self, conversation: Conversation, update: Update) -> Message | Update | None:
+    def _ended_on(self, connection: Connection, after: TurnContext, roll_over: bool) -> Ended:
+        """What waits next, read in the trip that stored the turn's words; when nothing does
+        and no fold is due, the drain is over and the trip gives the lock back too."""
+        conversation_id = after.conversation.id
+        waiting = waiting_on(connection, conversation_id)
+        if waiting is not None or self._fold.due(after, roll_over):
+            return Ended(waiting, gave_back=False)
+        self._replica.lock.release_on(connection, conversation_id)
+        return Ended(None, gave_back=True)
+
+    async def _tell(
+        self, conversation: Conversation, update: Update, holding: Holding
+    ) -> Message | Update | None:
         """Tells the update; what waits next."""
         linked = span_context_from(update.trace_context)
         links = [trace.Link(linked)] if linked else []
@@ -243,8 +272,8 @@ class TurnRunner:
             said = await self._main.tell(context, update)
             fault_point("session.telling_ready")
             notify = self._delivery.notices.told(conversation.person, update.kind)
-            told, waiting = await self._store.database.run(
-                self._told_on, context, update, said.text, notify
+            told, ended = await self._store.database.run(
+                self._told_on, context, update, said.text, notify, said.roll_over
             )
             self._delivery.notices.wake(notify)
             self._delivery.feed.publish(context.conversation.id, told)
@@ -262,7 +291,17 @@ class TurnRunner:
                     told=result,
                     sources=update.sources,
                 )
-            return await self._fold_when_caught_up(context.after(told), waiting, said.roll_over)
+            return await self._after(context.after(told), ended, said.roll_over, holding)
+
+    async def _after(
+        self, context: TurnContext, ended: Ended, roll_over: bool, holding: Holding
+    ) -> Message | Update | None:
+        """What waits next once the turn's words are stored: nothing when their trip gave the
+        lock back, else what a fold leaves."""
+        if ended.gave_back:
+            holding.given_back = True
+            return None
+        return await self._fold_when_caught_up(context, ended.waiting, roll_over)
 
     async def _fold_when_caught_up(
         self, context: TurnContext, waiting: Message | Update | None, roll_over: bool

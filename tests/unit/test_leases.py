@@ -3,6 +3,7 @@ and the time it expires by is the clock's, so a test can move it on."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -67,6 +68,33 @@ async def test_holding_says_whether_the_lease_was_taken_and_gives_it_back(
         async with second.holding(conversation.id) as also_held:
             assert not also_held
     assert await second.try_acquire(conversation.id)
+
+
+async def test_a_lease_given_back_by_the_holders_own_work_is_not_taken_again_by_renewal(
+    db: Database,
+) -> None:
+    clock = SetClock()  # stands still: no lease expires here
+    conversation = await Conversations(db, clock).conversation_of("ana")
+    renewed_often = turn_lock(db, "a", 0.03, clock)  # renewed every 10 ms
+    async with renewed_often.held(conversation.id) as holding:
+        await db.run(renewed_often.release_on, conversation.id)
+        holding.given_back = True
+        await asyncio.sleep(0.1)  # renewals come and go meanwhile
+        assert await turn_lock(db, "b", LEASE_S, clock).try_acquire(conversation.id)
+    # Nor does the block's end give back what another holder has taken since.
+    assert not await turn_lock(db, "c", LEASE_S, clock).try_acquire(conversation.id)
+
+
+async def test_renewal_extends_a_lease_still_held(db: Database) -> None:
+    clock = SetClock()
+    conversation = await Conversations(db, clock).conversation_of("ana")
+    renewed_often = turn_lock(db, "a", 0.03, clock)
+    async with renewed_often.held(conversation.id):
+        assert await renewed_often.try_acquire(conversation.id)
+        clock.advance(0.02)
+        await asyncio.sleep(0.1)  # renewed after the clock moved on: expires 30 ms from now
+        clock.advance(0.02)
+        assert not await turn_lock(db, "b", LEASE_S, clock).try_acquire(conversation.id)
 
 
 def test_a_moment_without_a_zone_is_read_as_utc() -> None:

@@ -16,12 +16,13 @@ import pytest
 from session.actions import MainActions
 from session.conversations import Conversation
 from session.feed import Feed
-from session.fold import Fold
+from session.fold import Fold, FoldResult
 from session.notify.outbox import Outbox
 from session.runner import Delivery, Replica, TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
 from session.turn import APOLOGY, MainSession
+from session.turn_context import TurnContext
 from session.turn_lock import turn_lock
 from session.window import Window
 from tests.support.fakes import (
@@ -33,6 +34,7 @@ from tests.support.fakes import (
     session_tables,
 )
 from violet import fallbacks
+from violet.leases import Lease
 from violet.models import ToolCall
 from violet.models import tools as t
 from violet.models.structured import FOLD
@@ -49,6 +51,7 @@ class Rig:
     memory: FakeMemory
     peers: FakePeers
     conversation: Conversation
+    lock: Lease
 
     async def say(self, *texts: str) -> None:
         """Stores each message as the gateway's Say does, then wakes the runner for it."""
@@ -70,15 +73,16 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
         window = Window(WINDOW)
         actions = MainActions(store.pins, store.effects, peers)  # type: ignore[arg-type]
         main = MainSession(model, store.pins, memory, actions, window)  # type: ignore[arg-type]
+        lock = turn_lock(sessions, REPLICA, 5.0)
         runner = TurnRunner(
             store,
             main,
             Fold(model, store, window, REPLICA),
             Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
-            Replica(REPLICA, "a secret only this test knows", turn_lock(sessions, REPLICA, 5.0)),
+            Replica(REPLICA, "a secret only this test knows", lock),
         )
         conversation = await store.conversations.conversation_of("ana")
-        yield Rig(runner, store, model, memory, peers, conversation)
+        yield Rig(runner, store, model, memory, peers, conversation, lock)
         await runner.stop(grace_s=5.0)
 
 
@@ -160,6 +164,54 @@ async def test_the_fold_waits_until_no_message_is_waiting(rig: Rig) -> None:
     # messages still waiting for theirs.
     assert rig.model.calls == [REPLY] * turns + [FOLD]
     assert "Line 1 " in await rig.store.summaries.of(rig.conversation.id)
+
+
+async def test_the_last_turn_gives_the_lock_back_in_the_trip_that_stores_its_answer(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    released = released_by_a_trip_of_its_own(rig.lock, monkeypatch)
+    await rig.say("Hello.")
+    await rig.settled()
+
+    assert released == []
+    another_replica = turn_lock(rig.store.database, "replica-b", 5.0)
+    assert await another_replica.try_acquire(rig.conversation.id)
+
+
+async def test_a_turn_a_fold_follows_keeps_the_lock_until_the_fold_is_done(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    released = released_by_a_trip_of_its_own(rig.lock, monkeypatch)
+    another_replica = turn_lock(rig.store.database, "replica-b", 5.0)
+    taken_meanwhile: list[bool] = []
+    after_turn = Fold.after_turn
+
+    async def fold_watched(fold: Fold, context: TurnContext, roll_over: bool = False) -> FoldResult:
+        taken_meanwhile.append(await another_replica.try_acquire(rig.conversation.id))
+        return await after_turn(fold, context, roll_over)
+
+    monkeypatch.setattr(Fold, "after_turn", fold_watched)
+    for n in range(1, WINDOW // 2 + 1):
+        await rig.say(f"Line {n} of a long story.")
+        await rig.settled()
+
+    assert rig.model.calls[-1] == FOLD
+    assert taken_meanwhile == [False]  # the one fold ran under the lock
+    assert released == [rig.conversation.id]  # given back once, after the fold
+    assert await another_replica.try_acquire(rig.conversation.id)
+
+
+def released_by_a_trip_of_its_own(lock: Lease, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys `lock.release` gives back (it still does), each in a trip of its own."""
+    released: list[str] = []
+    release = lock.release
+
+    async def recorded(key: str) -> None:
+        released.append(key)
+        await release(key)
+
+    monkeypatch.setattr(lock, "release", recorded)
+    return released
 
 
 async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: Rig) -> None:
