@@ -24,7 +24,7 @@ from session.notify.outbox import Outbox
 from session.store import ConversationStore
 from session.transcript import Also, Message, next_unanswered_on
 from session.turn import MainSession
-from session.turn_context import TurnContext, turn_reads_on
+from session.turn_context import TurnContext, TurnReads, turn_reads_on
 from session.updates import Update, next_untold_on
 from violet.faults import fault_point
 from violet.identity import acting_for, service_identity
@@ -62,11 +62,28 @@ class Delivery:
 
 
 @dataclass(frozen=True)
+class Next:
+    """What waits in a conversation, read with the conversation as its turn will begin
+    (`turn_reads_on`) in the same trip, under the turn lock."""
+
+    work: Message | Update
+    reads: TurnReads
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A try for a conversation's turn lock: whether it is held now, and what waits."""
+
+    held: bool
+    waiting: Next | None
+
+
+@dataclass(frozen=True)
 class Ended:
     """Read in the trip that stores a turn's words: what waits next, and whether that trip
     gave the turn lock back (nothing waited and no fold was due)."""
 
-    waiting: Message | Update | None
+    waiting: Next | None
     gave_back: bool
 
 
@@ -96,16 +113,29 @@ class TurnRunner:
         self._captures_of: dict[str, set[asyncio.Task[None]]] = {}
         self._stopping = False
 
-    def schedule(self, conversation: Conversation, waiting: bool = False) -> None:
+    def schedule(
+        self, conversation: Conversation, waiting: bool = False, taken: Taken | None = None
+    ) -> None:
         """Answers what waits in the conversation, now or after the drain under way here.
-        `waiting`: the caller has just stored a message, so the first look can be spared."""
-        if self._stopping:
+        `waiting`: the caller has just stored a message, so the first look can be spared;
+        `taken`: the caller's trip also tried for the turn lock (`take_on`)."""
+        if self._stopping and not (taken and taken.held):
             return  # stored already; another replica's sweep answers it
         if conversation.id in self._tasks:
+            # The drain under way answers it; a lock taken meanwhile is this replica's, and
+            # that drain gives it back.
             self._again.add(conversation.id)
             return
-        drain = self._drain(conversation, waiting)
+        drain = self._drain(conversation, waiting, taken)
         self._tasks[conversation.id] = asyncio.create_task(drain)
+
+    def take_on(self, connection: Connection, conversation_id: str) -> Taken | None:
+        """For the trip that stores a say: takes the turn lock and reads what waits, as a
+        drain begins, unless a drain of the conversation is under way here (it answers the
+        say). The say's caller then hands what it took to `schedule`."""
+        if conversation_id in self._tasks or self._stopping:
+            return None
+        return self._take_on(connection, conversation_id)
 
     def queueing(self) -> frozenset[str] | None:
         """Once the backlog is reached, the conversations whose says may still be stored
@@ -137,13 +167,13 @@ class TurnRunner:
         running = [*self._tasks.values(), *self._captures]
         await end_within(running, grace_s)
 
-    async def _drain(self, conversation: Conversation, waiting: bool) -> None:
+    async def _drain(self, conversation: Conversation, waiting: bool, taken: Taken | None) -> None:
         try:
             with acting_for(conversation.person):  # a sweep's turn is the person's too
                 while True:
                     self._again.discard(conversation.id)
-                    await self._answer_waiting(conversation, waiting)
-                    waiting = False
+                    await self._answer_waiting(conversation, waiting, taken)
+                    waiting, taken = False, None
                     if conversation.id not in self._again:
                         return
         except Exception:
@@ -155,37 +185,38 @@ class TurnRunner:
     async def _next(self, conversation: Conversation) -> Message | Update | None:
         if self._stopping:
             return None
-        return await self._waiting(conversation)
-
-    async def _waiting(self, conversation: Conversation) -> Message | Update | None:
         return await self._store.database.run(waiting_on, conversation.id)
 
-    async def _answer_waiting(self, conversation: Conversation, waiting: bool) -> None:
-        """Answers what waits, under the conversation's lock. Once the lock's holder finds
-        nothing more, it is done without looking again: what arrives later on this replica
-        schedules another drain, and a replica that found the lock held tries again."""
+    async def _answer_waiting(
+        self, conversation: Conversation, waiting: bool, taken: Taken | None
+    ) -> None:
+        """Answers what waits, under the conversation's lock (`taken` already, or not).
+        Once the lock's holder finds nothing more, it is done without looking again: what
+        arrives later on this replica schedules another drain, and a replica that found the
+        lock held tries again."""
         lock = self._replica.lock
-        while waiting or await self._next(conversation) is not None:
+        while taken or waiting or await self._next(conversation) is not None:
             waiting = False
-            taken, work = await self._store.database.run(self._take_on, conversation.id)
-            if not taken:
+            if taken is None:
+                taken = await self._store.database.run(self._take_on, conversation.id)
+            held, work = taken.held, taken.waiting
+            taken = None
+            if not held:
                 await asyncio.sleep(LOCK_RETRY_S)  # another replica's turn; it may answer ours
                 continue
             async with lock.held(conversation.id) as holding:
                 while work is not None and not self._stopping:
-                    if isinstance(work, Message):
-                        work = await self._turn(conversation, work, holding)
+                    if isinstance(work.work, Message):
+                        work = await self._turn(conversation, work.work, work.reads, holding)
                     else:
-                        work = await self._tell(conversation, work, holding)
+                        work = await self._tell(conversation, work.work, work.reads, holding)
             return
 
-    def _take_on(
-        self, connection: Connection, conversation_id: str
-    ) -> tuple[bool, Message | Update | None]:
+    def _take_on(self, connection: Connection, conversation_id: str) -> Taken:
         """Takes the conversation's lock and, once taken, reads what waits: one trip."""
         if not self._replica.lock.try_acquire_on(connection, conversation_id):
-            return False, None
-        return True, waiting_on(connection, conversation_id)
+            return Taken(held=False, waiting=None)
+        return Taken(held=True, waiting=next_on(connection, conversation_id))
 
     async def captured(self, conversation_id: str) -> None:
         """Returns once the conversation's captures under way here are sent (or failed): for a
@@ -194,20 +225,20 @@ class TurnRunner:
         if under_way:
             await asyncio.wait(set(under_way))
 
-    async def _context(self, conversation: Conversation) -> TurnContext:
+    async def _context(self, conversation: Conversation, read: TurnReads) -> TurnContext:
         identity = service_identity(conversation.person, self._replica.secret)
-        read = await self._store.database.run(turn_reads_on, conversation.id)
         model_conversation = await self._model_conversation(conversation, read.current)
         return read.context(conversation, identity, model_conversation)
 
     async def _turn(
-        self, conversation: Conversation, message: Message, holding: Holding
-    ) -> Message | Update | None:
-        """Answers the message; what waits next."""
+        self, conversation: Conversation, message: Message, reads: TurnReads, holding: Holding
+    ) -> Next | None:
+        """Answers the message (`reads`: the conversation as its turn begins); what waits
+        next."""
         # The turn joins the trace its message arrived in, whichever replica runs it.
         with tracer.start_as_current_span("turn", context=context_from(message.trace_context)):
             began = time.monotonic()
-            context = await self._context(conversation)
+            context = await self._context(conversation, reads)
             said = await self._main.answer(context, message)
             fault_point("session.answer_ready")
             # The answer is stored, and what waits next read, in one trip.
@@ -254,21 +285,22 @@ class TurnRunner:
         """What waits next, read in the trip that stored the turn's words; when nothing does
         and no fold is due, the drain is over and the trip gives the lock back too."""
         conversation_id = after.conversation.id
-        waiting = waiting_on(connection, conversation_id)
+        waiting = next_on(connection, conversation_id)
         if waiting is not None or self._fold.due(after, roll_over):
             return Ended(waiting, gave_back=False)
         self._replica.lock.release_on(connection, conversation_id)
         return Ended(None, gave_back=True)
 
     async def _tell(
-        self, conversation: Conversation, update: Update, holding: Holding
-    ) -> Message | Update | None:
-        """Tells the update; what waits next."""
+        self, conversation: Conversation, update: Update, reads: TurnReads, holding: Holding
+    ) -> Next | None:
+        """Tells the update (`reads`: the conversation as its telling begins); what waits
+        next."""
         linked = span_context_from(update.trace_context)
         links = [trace.Link(linked)] if linked else []
         with tracer.start_as_current_span("tell update", links=links) as span:
             span.set_attribute("violet.update.kind", update.kind)
-            context = await self._context(conversation)
+            context = await self._context(conversation, reads)
             said = await self._main.tell(context, update)
             fault_point("session.telling_ready")
             notify = self._delivery.notices.told(conversation.person, update.kind)
@@ -295,7 +327,7 @@ class TurnRunner:
 
     async def _after(
         self, context: TurnContext, ended: Ended, roll_over: bool, holding: Holding
-    ) -> Message | Update | None:
+    ) -> Next | None:
         """What waits next once the turn's words are stored: nothing when their trip gave the
         lock back, else what a fold leaves."""
         if ended.gave_back:
@@ -304,20 +336,21 @@ class TurnRunner:
         return await self._fold_when_caught_up(context, ended.waiting, roll_over)
 
     async def _fold_when_caught_up(
-        self, context: TurnContext, waiting: Message | Update | None, roll_over: bool
-    ) -> Message | Update | None:
-        """Folds only once no message waits (`waiting`, read as the turn's words were stored):
-        a fold must not summarise an unanswered question out of the window before its turn
-        comes (a failed or skipped fold is tried next turn). `roll_over` folds even before the
-        window is full. Returns what waits next."""
-        if isinstance(waiting, Message):
+        self, context: TurnContext, waiting: Next | None, roll_over: bool
+    ) -> Next | None:
+        """Folds when it is due, but only once no message waits (`waiting`, read as the turn's
+        words were stored): a fold must not summarise an unanswered question out of the window
+        before its turn comes (a failed or skipped fold is tried next turn). `roll_over` folds
+        even before the window is full. Returns what waits next."""
+        if waiting is not None and isinstance(waiting.work, Message):
             return waiting
-        if await self._run_fold(context, roll_over):
-            return await self._waiting(context.conversation)  # the fold's questions come next
-        return waiting
+        if not self._fold.due(context, roll_over):
+            return waiting
+        await self._run_fold(context, roll_over)
+        # The fold changed what a turn begins with, and may have left questions to tell.
+        return await self._store.database.run(next_on, context.conversation.id)
 
-    async def _run_fold(self, context: TurnContext, roll_over: bool) -> int:
-        """Folds if it is due; how many questions about overdue promises it left to tell."""
+    async def _run_fold(self, context: TurnContext, roll_over: bool) -> None:
         with tracer.start_as_current_span("fold") as span:
             result = await self._fold.after_turn(context, roll_over)
             span.set_attribute("violet.fold.folded", result.folded)
@@ -326,7 +359,6 @@ class TurnRunner:
             span.set_attribute("violet.fold.asked", result.asked)
             if result.folded or result.failed:
                 FOLDS.add(1, {"violet.fold.outcome": "failed" if result.failed else "folded"})
-            return result.asked
 
     def _capture(
         self,
@@ -369,6 +401,12 @@ class TurnRunner:
         if current is None:
             return await models.start(conversation.id, "first message", replica, carry_from_seq=1)
         return await models.start(conversation.id, "moved server", replica, current.carry_from_seq)
+
+
+def next_on(connection: Connection, conversation_id: str) -> Next | None:
+    """What waits, with the reads its turn begins with."""
+    work = waiting_on(connection, conversation_id)
+    return None if work is None else Next(work, turn_reads_on(connection, conversation_id))
 
 
 def waiting_on(connection: Connection, conversation_id: str) -> Message | Update | None:

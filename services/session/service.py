@@ -18,7 +18,7 @@ from session.feed import Feed
 from session.memory_client import MemoryClient
 from session.notify.presence import Presence
 from session.person_service import SIGNED_OUT, may_serve
-from session.runner import TurnRunner
+from session.runner import Taken, TurnRunner
 from session.store import ConversationStore
 from session.transcript import SINCE_PAGE, Appended, Message
 from violet.clock import timestamp
@@ -118,12 +118,12 @@ class SessionService(session_pb2_grpc.SessionServicer):
         # A key pasted into the conversation is kept only as its last characters: never in
         # the transcript, in memory, or before a model.
         said = redact_keys(request.text)
-        conversation_id, appended = await self._store_say(
+        conversation_id, appended, taken = await self._store_say(
             identity.person, request.client_id, said, context
         )
         conversation = Conversation(conversation_id, identity.person)
         self._feed.publish(conversation.id, appended.stored)
-        self._runner.schedule(conversation, waiting=not appended.duplicate)
+        self._runner.schedule(conversation, waiting=not appended.duplicate, taken=taken)
         return session_pb2.SayReply(seq=appended.seq, duplicate=appended.duplicate)
 
     async def _store_say(
@@ -132,16 +132,18 @@ class SessionService(session_pb2_grpc.SessionServicer):
         client_id: str,
         said: str,
         context: grpc.aio.ServicerContext[session_pb2.SayRequest, session_pb2.SayReply],
-    ) -> tuple[str, Appended]:
-        """Stores the say in the trip that reads the person's standing and conversation (one
-        trip, not two); their first message opens the conversation first. Ends the call when
-        the person may not be served, or the backlog is reached without them: nothing stored."""
+    ) -> tuple[str, Appended, Taken | None]:
+        """Stores the say in the trip that reads the person's standing and conversation, and
+        takes the turn for it (`TurnRunner.take_on`): one trip, not three; their first message
+        opens the conversation first. Ends the call when the person may not be served, or the
+        backlog is reached without them: nothing stored."""
         destination = partial(say_destination, self._standing, person, self._runner.queueing())
+        take = self._runner.take_on
         try:
-            placed = await self._transcript.append_say_to(destination, client_id, said)
+            placed = await self._transcript.append_say_to(destination, client_id, said, take)
             if placed is None:
                 await self._conversations.conversation_of(person)
-                placed = await self._transcript.append_say_to(destination, client_id, said)
+                placed = await self._transcript.append_say_to(destination, client_id, said, take)
         except Removed:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
             raise

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.engine import Connection, Row
@@ -31,6 +31,7 @@ LIVE_LIMIT = 100_000
 
 # What a transaction that stores a message also does, given the connection and the new seq.
 Also = Callable[[Connection, int], None]
+R = TypeVar("R")
 
 # The statements a turn runs, built once: building one costs more CPU than running it.
 _CONVERSATION = messages.c.conversation_id == bindparam("conversation")
@@ -111,21 +112,26 @@ class Transcript:
 
     async def append_say(self, conversation: Conversation, client_id: str, text_: str) -> Appended:
         """Stores what the person said, once per (device id, text): a retry gets the same seq."""
-        placed = await self.append_say_to(lambda _: conversation.id, client_id, text_)
+        placed = await self.append_say_to(lambda _: conversation.id, client_id, text_, nothing_more)
         if placed is None:
             raise RuntimeError("a say named its conversation and was not stored")
         return placed[1]
 
     async def append_say_to(
-        self, destination: Destination, client_id: str, text_: str
-    ) -> tuple[str, Appended] | None:
+        self,
+        destination: Destination,
+        client_id: str,
+        text_: str,
+        then: Callable[[Connection, str], R],
+    ) -> tuple[str, Appended, R | None] | None:
         """`append_say` to the conversation `destination` reads in the say's own trip (it may
-        raise to refuse the say): that conversation's id and the say, or None when it names
-        none (nothing stored)."""
+        raise to refuse the say): that conversation's id, the say, and what `then` (given the
+        conversation's id) did in the same trip once the say was stored (None for a
+        duplicate); None when `destination` names no conversation (nothing stored)."""
         digest = _digest(text_)
         message = Message(0, "you", text_, self._clock(), None, client_id, carrier())
         try:
-            return await self._database.run(self._say, destination, message, digest)
+            return await self._database.run(self._say, destination, message, digest, then)
         except IntegrityError:  # the same retry raced us and won
             found = await self._database.run(_found_say, destination, client_id, digest)
             if found is None:
@@ -133,16 +139,22 @@ class Transcript:
             return found
 
     def _say(
-        self, connection: Connection, destination: Destination, said: Message, digest: str
-    ) -> tuple[str, Appended] | None:
+        self,
+        connection: Connection,
+        destination: Destination,
+        said: Message,
+        digest: str,
+        then: Callable[[Connection, str], R],
+    ) -> tuple[str, Appended, R | None] | None:
         conversation_id = destination(connection)
         if conversation_id is None:
             return None
         existing = _existing_say_on(connection, conversation_id, said.client_id, digest)
         if existing is not None:
-            return conversation_id, existing
+            return conversation_id, existing, None
         seq = self._store(connection, conversation_id, said, digest=digest, answered=False)
-        return conversation_id, Appended(seq, duplicate=False, stored=replace(said, seq=seq))
+        stored = Appended(seq, duplicate=False, stored=replace(said, seq=seq))
+        return conversation_id, stored, then(connection, conversation_id)
 
     async def append_answer(
         self,
@@ -274,15 +286,19 @@ class Transcript:
         return await self._database.run(next_unanswered_on, conversation_id)
 
 
+def nothing_more(connection: Connection, conversation_id: str) -> None:
+    """Nothing else in a say's trip."""
+
+
 def _found_say(
     connection: Connection, destination: Destination, client_id: str, digest: str
-) -> tuple[str, Appended] | None:
+) -> tuple[str, Appended, None] | None:
     """The say already stored from this device with this text, if any, and where."""
     conversation_id = destination(connection)
     if conversation_id is None:
         return None
     existing = _existing_say_on(connection, conversation_id, client_id, digest)
-    return None if existing is None else (conversation_id, existing)
+    return None if existing is None else (conversation_id, existing, None)
 
 
 def _existing_say_on(

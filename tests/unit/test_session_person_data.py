@@ -40,6 +40,7 @@ from session.tables import (
     push_outbox,
     removals,
 )
+from session.transcript import nothing_more
 from session.turn_lock import turn_lock
 from tests.support.session_db import session_settings
 from tests.support.waiting import eventually
@@ -473,11 +474,15 @@ async def test_a_say_is_stored_only_when_its_person_may_be_served_in_the_same_tr
                 partial(say_destination, standing, BOB, frozenset({"c_someone_else"})),
                 "bob-phone",
                 "Anyone there?",
+                nothing_more,
             )
         assert await place.store.conversations.last_seq(bob) == before
         # His turns queue anyway once one of them is in it.
         placed = await transcript.append_say_to(
-            partial(say_destination, standing, BOB, frozenset({bob.id})), "bob-phone", "Hi!"
+            partial(say_destination, standing, BOB, frozenset({bob.id})),
+            "bob-phone",
+            "Hi!",
+            nothing_more,
         )
         assert placed is not None and placed[0] == bob.id and placed[1].seq == before + 1
     # Ann's removal is under way: her conversation is still there, and her say is refused.
@@ -490,7 +495,10 @@ async def test_a_say_is_stored_only_when_its_person_may_be_served_in_the_same_tr
         before = await place.store.conversations.last_seq(ann)
         with pytest.raises(Removed):
             await transcript.append_say_to(
-                partial(say_destination, standing, ANN, None), "ann-old-phone", "Still here?"
+                partial(say_destination, standing, ANN, None),
+                "ann-old-phone",
+                "Still here?",
+                nothing_more,
             )
         assert await place.store.conversations.last_seq(ann) == before
     worker.gate.set()

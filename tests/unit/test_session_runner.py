@@ -7,9 +7,10 @@ until no message is waiting; a work result is told."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -40,6 +41,7 @@ from violet.models import tools as t
 from violet.models.structured import FOLD
 
 WINDOW = 20
+T = TypeVar("T")
 REPLICA = "replica-a"
 
 
@@ -199,6 +201,84 @@ async def test_a_turn_a_fold_follows_keeps_the_lock_until_the_fold_is_done(
     assert taken_meanwhile == [False]  # the one fold ran under the lock
     assert released == [rig.conversation.id]  # given back once, after the fold
     assert await another_replica.try_acquire(rig.conversation.id)
+
+
+async def test_a_turn_after_the_first_is_two_trips_to_the_database(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await rig.say("Hello.")
+    await rig.settled()
+    trips = trips_to_the_database(rig, monkeypatch)
+    rig.runner.schedule(rig.conversation)  # nothing waits: one look
+    await rig.runner.idle(rig.conversation)
+    assert trips == ["waiting_on"]
+    trips.clear()
+    await rig.store.transcript.append_say(rig.conversation, "d2", "And again.")
+    rig.runner.schedule(rig.conversation, waiting=True)  # as a say just stored does
+    await rig.runner.idle(rig.conversation)
+
+    # The lock taken with what waits and what its turn begins with; the answer stored with
+    # the look for what waits next, and the lock given back.
+    assert trips == ["_say", "_take_on", "_answer_on"]
+
+
+async def test_a_say_can_take_its_turn_in_the_trip_that_stores_it(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig.model.will_say("One.")
+    rig.model.will_say("Two.")
+    await rig.say("Hello.")
+    await rig.settled()
+    trips = trips_to_the_database(rig, monkeypatch)
+    placed = await rig.store.transcript.append_say_to(
+        lambda _: rig.conversation.id, "d2", "And again.", rig.runner.take_on
+    )
+    assert placed is not None and placed[2] is not None and placed[2].held
+    rig.runner.schedule(rig.conversation, waiting=True, taken=placed[2])
+
+    assert answers(await rig.settled()) == [("d1", "One."), ("d2", "Two.")]
+    assert trips == ["_say", "_answer_on", "since_on"]  # and the test's own read
+
+
+async def test_a_say_stored_during_a_drain_leaves_its_turn_to_that_drain(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    thinking, go_on = asyncio.Event(), asyncio.Event()
+    reply = rig.model.reply
+
+    async def slow_reply(**call):  # type: ignore[no-untyped-def]
+        thinking.set()
+        await go_on.wait()
+        return await reply(**call)
+
+    monkeypatch.setattr(rig.model, "reply", slow_reply)
+    rig.model.will_say("One.")
+    rig.model.will_say("Two.")
+    await rig.say("Hello.")
+    await thinking.wait()  # the first turn is under way, holding the lock
+    placed = await rig.store.transcript.append_say_to(
+        lambda _: rig.conversation.id, "d2", "And again.", rig.runner.take_on
+    )
+    assert placed is not None and placed[2] is None  # not taken: that drain answers it
+    rig.runner.schedule(rig.conversation, waiting=True, taken=None)
+    go_on.set()
+
+    assert answers(await rig.settled()) == [("d1", "One."), ("d2", "Two.")]
+    another_replica = turn_lock(rig.store.database, "replica-b", 5.0)
+    assert await another_replica.try_acquire(rig.conversation.id)
+
+
+def trips_to_the_database(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The work of each `Database.run` from now on, by name."""
+    trips: list[str] = []
+    run = rig.store.database.run
+
+    async def counted(work: Callable[..., T], *args: object) -> T:
+        trips.append(work.__name__)
+        return await run(work, *args)
+
+    monkeypatch.setattr(rig.store.database, "run", counted)
+    return trips
 
 
 def released_by_a_trip_of_its_own(lock: Lease, monkeypatch: pytest.MonkeyPatch) -> list[str]:
