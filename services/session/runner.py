@@ -133,6 +133,8 @@ class TurnRunner:
         """For the trip that stores a say: takes the turn lock and reads what waits, as a
         drain begins, unless a drain of the conversation is under way here (it answers the
         say). The say's caller then hands what it took to `schedule`."""
+        # Read on the worker thread: a drain that begins meanwhile is told by `schedule` to
+        # look again, and the lock this takes is this replica's own.
         if conversation_id in self._tasks or self._stopping:
             return None
         return self._take_on(connection, conversation_id)
