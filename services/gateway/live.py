@@ -338,18 +338,24 @@ class LiveEndpoint:
                     metadata=self._internal(person),
                     wait_for_ready=True,
                 )
-                async for event in stream:
-                    if event.HasField("message"):
-                        if event.message.author == "you":
-                            device.heard(event.message.text)
-                        self._answered(device, person, event.message)
-                        await device.send(message_frame(event.message))
-                        last = event.message.seq
-                        if last >= target:
-                            replayed.set()
-                    else:
-                        await device.send(frames.outgoing("activity", text=event.activity.text))
-                    delay = 0.1
+                try:
+                    async for event in stream:
+                        if event.HasField("message"):
+                            if event.message.author == "you":
+                                device.heard(event.message.text)
+                            self._answered(device, person, event.message)
+                            await device.send(message_frame(event.message))
+                            last = event.message.seq
+                            if last >= target:
+                                replayed.set()
+                        else:
+                            await device.send(frames.outgoing("activity", text=event.activity.text))
+                        delay = 0.1
+                finally:
+                    # Stopped while sending to the device, the call would otherwise end only
+                    # once collected, and the person would count as here until then: no
+                    # notification for what Violet tells meanwhile.
+                    stream.cancel()
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.UNAUTHENTICATED:
                     async with device.deleting:  # a deletion asked here is answered first

@@ -134,18 +134,31 @@ async def test_a_result_told_while_no_device_follows_is_notified_once_in_plain_w
     assert len(rig.push.received("phone-1")) == 1
 
 
-async def test_nothing_is_kept_to_notify_while_a_device_follows_or_none_takes_notifications(
-    rig: Rig,
-) -> None:
+async def test_nothing_is_kept_to_notify_for_a_person_whose_devices_take_none(rig: Rig) -> None:
     await rig.tell("Nobody here takes notifications.")
     assert await rig.pending() == []
     assert not rig.outbox.written.is_set()
+    assert await rig.after_group() == 0
+
+
+async def test_no_notification_goes_while_a_device_follows_all_along(rig: Rig) -> None:
     await rig.subscribe("phone-2")
     async with rig.presence.following("ana"):
         await rig.tell("The page is open and shows this.")
-        assert await rig.pending() == []
-    assert await rig.after_group() == 0
+        assert await rig.after_group() == 1  # dropped: the page shows it
     assert rig.push.received("phone-2") == []
+    assert await rig.pending() == []
+
+
+async def test_a_page_closed_just_after_the_telling_is_still_notified(rig: Rig) -> None:
+    await rig.subscribe("phone-6")
+    async with rig.presence.following("ana"):
+        # Its stream has not ended yet: the page closed a moment ago, as the result came.
+        seq = await rig.tell("Your note about the picnic is ready.")
+    assert await rig.after_group() == 1
+    [received] = rig.push.received("phone-6")
+    assert received.notice["seq"] == seq
+    assert await rig.pending() == []
 
 
 async def test_a_device_that_connects_before_the_group_goes_makes_it_unneeded(rig: Rig) -> None:

@@ -4,7 +4,8 @@ to each device of theirs that takes them.
 Sending is at least once: a group leaves the outbox only after every device took it or cannot
 (gone, or refused for good), and is sent again later otherwise; its tag makes a device show it
 once. A device that a push service says is gone loses its subscription. A group for a person
-who has since connected is dropped: the device shows the messages itself.
+a device of whom follows the conversation as it goes is dropped: that device shows the messages
+itself.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class Notifier:
         with tracer.start_as_current_span("notify") as span:
             span.set_attribute("violet.notify.messages", len(group))
             if await self._presence.here(person):
-                # A device connected since: it shows the messages itself.
+                # A device follows, connected since or all along: it shows the messages.
                 NOTIFICATIONS.add(1, {"violet.notify.outcome": "seen"})
                 await self._outbox.done(group)
                 return 1

@@ -1,7 +1,9 @@
 """Violet's messages to notify, kept until sent: a row is written in the transaction that stores
-the message, when the person has a device that takes notifications and none that follows the
-conversation, so a crash between the two loses or repeats nothing. A group of one person's rows
-is held by one replica at a time (a lease), and sent at least once."""
+the message, when the person has a device that takes notifications, so a crash between the two
+loses or repeats nothing. Whether a device of theirs follows the conversation is asked when the
+group goes, not as the message is told: a page closed a moment before still counts as here
+until its stream has ended, and its message would never be notified. A group of one person's
+rows is held by one replica at a time (a lease), and sent at least once."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from sqlalchemy import delete, exists, literal, or_, select, update
 from sqlalchemy import insert as insert_into
 from sqlalchemy.engine import Connection
 
-from session.notify.presence import anyone_here
 from session.tables import push_outbox, push_subscriptions
 from violet.clock import Clock, utc_now
 from violet.database import Database, across_people, rows_changed
@@ -47,7 +48,7 @@ class Keeping:
             literal(self.kind),
             literal(now),
             literal(now + self.group),
-        ).where(wanted, ~anyone_here(self.person, now))
+        ).where(wanted)
         columns = ["person", "seq", "kind", "created_at", "due_at"]
         self.kept = (
             rows_changed(connection.execute(insert_into(push_outbox).from_select(columns, row))) > 0
@@ -64,8 +65,8 @@ class Outbox:
 
     def told(self, person: str, kind: str) -> Keeping:
         """What the transaction telling an update of `kind` to the person also does: keeps the
-        message to notify, when a device of theirs takes notifications and none follows. Once
-        that transaction has committed, `wake` it."""
+        message to notify, when a device of theirs takes notifications. Once that transaction
+        has committed, `wake` it."""
         return Keeping(person, kind, self._group, self._clock)
 
     def wake(self, keeping: Keeping) -> None:
