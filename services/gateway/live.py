@@ -340,16 +340,11 @@ class LiveEndpoint:
                 )
                 try:
                     async for event in stream:
-                        if event.HasField("message"):
-                            if event.message.author == "you":
-                                device.heard(event.message.text)
-                            self._answered(device, person, event.message)
-                            await device.send(message_frame(event.message))
-                            last = event.message.seq
+                        seq = await self._show(device, person, event)
+                        if seq is not None:
+                            last = seq
                             if last >= target:
                                 replayed.set()
-                        else:
-                            await device.send(frames.outgoing("activity", text=event.activity.text))
                         delay = 0.1
                 finally:
                     # Stopped while sending to the device, the call would otherwise end only
@@ -365,6 +360,19 @@ class LiveEndpoint:
                 )
             await asyncio.sleep(delay)
             delay = min(delay * 2, FOLLOW_RETRY_MAX_S)
+
+    async def _show(
+        self, device: Device, person: str, event: session_pb2.ConversationEvent
+    ) -> int | None:
+        """Sends the event to the device; the seq of the message it carries."""
+        if not event.HasField("message"):
+            await device.send(frames.outgoing("activity", text=event.activity.text))
+            return None
+        if event.message.author == "you":
+            device.heard(event.message.text)
+        self._answered(device, person, event.message)
+        await device.send(message_frame(event.message))
+        return event.message.seq
 
     def _answered(
         self, device: Device, person: str, message: session_pb2.ConversationMessage

@@ -14,6 +14,7 @@ from starlette.websockets import WebSocket
 
 from gateway.limits import SayLimiter, SaysInFlight
 from gateway.live import Device, LiveEndpoint
+from tests.support.grpc_server import serving
 from violet.channels import Peers
 from violet.v1 import session_pb2, session_pb2_grpc
 
@@ -27,7 +28,7 @@ class Session(session_pb2_grpc.SessionServicer):
     def __init__(self) -> None:
         self.ended = asyncio.Event()
 
-    async def Follow(  # noqa: N802 (gRPC's name)
+    async def Follow(
         self, request: session_pb2.FollowRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         try:
@@ -53,17 +54,13 @@ class StuckSocket:
 @pytest.fixture
 async def followed() -> AsyncIterator[tuple[Session, LiveEndpoint]]:
     session = Session()
-    server = grpc.aio.server()
-    session_pb2_grpc.add_SessionServicer_to_server(session, server)
-    address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
-    await server.start()
-    peers = Peers({"session": address}, 10.0)
-    limits = (SayLimiter(30, 10), SaysInFlight(10))
-    try:
-        yield session, LiveEndpoint(peers, SECRET, limits, hello_timeout_s=5.0)
-    finally:
-        await peers.close()
-        await server.stop(None)
+    async with serving(session_pb2_grpc.add_SessionServicer_to_server, session) as address:
+        peers = Peers({"session": address}, 10.0)
+        limits = (SayLimiter(30, 10), SaysInFlight(10))
+        try:
+            yield session, LiveEndpoint(peers, SECRET, limits, hello_timeout_s=5.0)
+        finally:
+            await peers.close()
 
 
 async def test_the_stream_ends_when_the_device_goes_in_the_middle_of_a_send(

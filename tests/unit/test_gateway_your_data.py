@@ -19,6 +19,7 @@ from gateway.archive import ArchiveDownload
 from gateway.frames import MAX_CONFIRMATION_CHARS, DeleteRequest, FrameError
 from gateway.live import issued_at
 from gateway.signin import SignIn
+from tests.support.grpc_server import serving
 from violet.channels import Peers
 from violet.identity import issue_token, verify_internal_token
 from violet.language import LANGUAGES
@@ -91,20 +92,16 @@ class YourData(persons_pb2_grpc.YourDataServicer):
 @pytest.fixture
 async def session() -> AsyncIterator[tuple[YourData, httpx.AsyncClient]]:
     served = YourData()
-    server = grpc.aio.server()
-    persons_pb2_grpc.add_YourDataServicer_to_server(served, server)
-    address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
-    await server.start()
-    peers = Peers({"session": address}, 10.0)
-    download = ArchiveDownload(peers, SECRET, SignIn(SECRET), clock=lambda: TODAY)
-    app = Starlette(routes=[Route("/v1/export", download.export)])
-    transport = httpx.ASGITransport(app=app)
-    try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://violet.test") as client:
-            yield served, client
-    finally:
-        await peers.close()
-        await server.stop(None)
+    async with serving(persons_pb2_grpc.add_YourDataServicer_to_server, served) as address:
+        peers = Peers({"session": address}, 10.0)
+        download = ArchiveDownload(peers, SECRET, SignIn(SECRET), clock=lambda: TODAY)
+        app = Starlette(routes=[Route("/v1/export", download.export)])
+        transport = httpx.ASGITransport(app=app)
+        try:
+            async with httpx.AsyncClient(transport=transport, base_url="http://violet.test") as c:
+                yield served, c
+        finally:
+            await peers.close()
 
 
 def signed_in(token: str) -> dict[str, str]:

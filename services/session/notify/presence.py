@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
-from sqlalchemy import Exists, delete, exists, insert, select, update
+from sqlalchemy import delete, exists, insert, select, update
 
 from session.tables import presence
 from violet.clock import Clock, utc_now
@@ -65,12 +65,9 @@ class Presence:
 
     async def here(self, person: str) -> bool:
         """Whether any device of the person follows the conversation now."""
-        return bool(await self._db.scalar(select(anyone_here(person, self._clock()))))
+        now = self._clock()
+        here = exists().where(presence.c.person == person, presence.c.until > now)
+        return bool(await self._db.scalar(select(here)))
 
     def _until(self) -> datetime:
         return self._clock() + timedelta(seconds=PRESENCE_S)
-
-
-def anyone_here(person: str, moment: datetime) -> Exists:
-    """True while a follower of the person counts at `moment`."""
-    return exists().where(presence.c.person == person, presence.c.until > moment)
