@@ -469,8 +469,9 @@ def conflict_insert(table: Table, *, postgres: bool) -> SqliteInsert | PostgresI
     return (postgres_insert if postgres else sqlite_insert)(table)
 
 
-def is_postgres_session(db: AsyncSession | Session) -> bool:
-    return db.get_bind().dialect.name == "postgresql"
+def is_postgres_session(db: AsyncSession | Session | Connection) -> bool:
+    bind = db if isinstance(db, Connection) else db.get_bind()
+    return bind.dialect.name == "postgresql"
 
 
 def rows_changed(result: Result[Any]) -> int:

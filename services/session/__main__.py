@@ -103,7 +103,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     standing = Standing(db, secret)
     presence = Presence(db)
     service = SessionService(
-        store, runner, feed, activity, memory, secret, standing, Devices(db), presence
+        store, runner, feed, activity, memory, secret, standing, Devices(), presence
     )
     archive = Archive(db, peers, secret)
     erasure = Erasure(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, func, insert, select, update
+from sqlalchemy import Table, bindparam, delete, exists, func, insert, select, update
 from sqlalchemy.engine import Connection, Row
 from sqlalchemy.sql.dml import Insert
 
@@ -105,8 +105,12 @@ class Accounts:
         self._clock = clock
         # People found with nothing to tell, and when: asked again only after `quiet_s`, so a
         # turn reads no table for it (a notice made on another replica waits that long at most).
+        # Each read of their credential finds out again, either way, in the same trip.
         self._quiet: dict[str, float] = {}
         self._quiet_s = quiet_s
+        # Notices made on this replica, ever: a credential read that a notice came after
+        # does not find the person quiet.
+        self._notices_made = 0
 
     @property
     def current_kek(self) -> str:
@@ -120,12 +124,14 @@ class Accounts:
     async def sealed_with_pseudonym(self, person: str) -> tuple[Payer, Hold, Sealed | None, str]:
         """Who pays for the person's calls, their key still sealed, and their pseudonym: the
         person's rows read in one trip."""
-        row, secret = await self._database.run(_own_rows_on, person)
-        payer, hold, sealed = await self._payer(person, row)
-        pseudonym = (
-            _pseudonym(person, secret) if secret is not None else await self.pseudonym(person)
-        )
-        return payer, hold, sealed, pseudonym
+        made = self._notices_made
+        own = await self._database.run(_own_rows_on, person, self._clock())
+        payer, hold, sealed = await self._payer(person, own.key_row)
+        if own.untold:
+            self._quiet.pop(person, None)
+        elif made == self._notices_made:
+            self._found_quiet(person)
+        return payer, hold, sealed, _pseudonym(person, _kept(own.pseudonym_key))
 
     async def credential(self, person: str) -> Credential:
         """The person's credential with their key opened, for this service's own calls. A key
@@ -154,21 +160,8 @@ class Accounts:
         """What names the person in traces and to the API: a digest of the name under a key of
         their own, made on first need. Deleted with the person, the key takes with it any way
         to tell whom the digest named."""
-        secret = await self._pseudonym_key(person)
-        if secret is None:
-            async with self._database() as tx, tx.begin():
-                await tx.execute(
-                    conflict_insert(pseudonym_keys, postgres=is_postgres_session(tx))
-                    .values(person=person, secret=secrets.token_bytes(32), created_at=self._clock())
-                    .on_conflict_do_nothing(index_elements=[pseudonym_keys.c.person])
-                )
-            secret = await self._pseudonym_key(person)
-        if secret is None:
-            raise ModelUnavailable("the person's pseudonym key could not be kept")
-        return _pseudonym(person, secret)
-
-    async def _pseudonym_key(self, person: str) -> bytes | None:
-        return await self._database.scalar(_PSEUDONYM_KEY, {"person": person})
+        secret = await self._database.run(_pseudonym_key_on, person, self._clock())
+        return _pseudonym(person, _kept(secret))
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
         await self.report_refused(person, key.ending, reason)
@@ -376,14 +369,18 @@ class Accounts:
             return []
         waiting = await self._database.run(_take_notices_on, person, self._clock())
         if not waiting:
-            if len(self._quiet) >= QUIET_PEOPLE:
-                self._quiet.clear()
-            self._quiet[person] = time.monotonic()
+            self._found_quiet(person)
             return []
         payer, _, _ = await self.sealed_credential(person)
         return [notice_phrase(notice, payer, language) for notice in waiting]
 
+    def _found_quiet(self, person: str) -> None:
+        if len(self._quiet) >= QUIET_PEOPLE:
+            self._quiet.clear()
+        self._quiet[person] = time.monotonic()
+
     async def _add_notice(self, db: Session, person: str, notice: str) -> None:
+        self._notices_made += 1
         self._quiet.pop(person, None)
         await db.execute(
             conflict_insert(account_notices, postgres=is_postgres_session(db))
@@ -399,14 +396,48 @@ _KEY_ROW = select(person_keys).where(person_keys.c.person == bindparam("person")
 _PSEUDONYM_KEY = select(pseudonym_keys.c.secret).where(
     pseudonym_keys.c.person == bindparam("person")
 )
-
-
-def _own_rows_on(connection: Connection, person: str) -> tuple[Row[Any] | None, bytes | None]:
-    """The person's key row and pseudonym key, either missing."""
-    parameters = {"person": person}
-    return connection.execute(_KEY_ROW, parameters).first(), connection.scalar(
-        _PSEUDONYM_KEY, parameters
+_UNTOLD = select(
+    exists().where(
+        account_notices.c.person == bindparam("person"), account_notices.c.told_at.is_(None)
     )
+)
+
+
+@dataclass(frozen=True)
+class _OwnRows:
+    key_row: Row[Any] | None
+    pseudonym_key: bytes | None
+    untold: bool  # whether a notice waits to be told
+
+
+def _own_rows_on(connection: Connection, person: str, now: datetime) -> _OwnRows:
+    """The person's key row, if any, their pseudonym key (made on first need) and whether a
+    notice waits for them."""
+    key_row = connection.execute(_KEY_ROW, {"person": person}).first()
+    pseudonym_key = _pseudonym_key_on(connection, person, now)
+    return _OwnRows(key_row, pseudonym_key, bool(connection.scalar(_UNTOLD, {"person": person})))
+
+
+def _pseudonym_key_on(connection: Connection, person: str, now: datetime) -> bytes | None:
+    """The person's pseudonym key, made if they have none (one made meanwhile elsewhere is
+    theirs); None only when it went again before it could be read."""
+    parameters = {"person": person}
+    secret = connection.scalar(_PSEUDONYM_KEY, parameters)
+    if secret is not None:
+        return bytes(secret)
+    connection.execute(
+        conflict_insert(pseudonym_keys, postgres=is_postgres_session(connection))
+        .values(person=person, secret=secrets.token_bytes(32), created_at=now)
+        .on_conflict_do_nothing(index_elements=[pseudonym_keys.c.person])
+    )
+    secret = connection.scalar(_PSEUDONYM_KEY, parameters)
+    return None if secret is None else bytes(secret)
+
+
+def _kept(secret: bytes | None) -> bytes:
+    if secret is None:
+        raise ModelUnavailable("the person's pseudonym key could not be kept")
+    return secret
 
 
 def _take_notices_on(connection: Connection, person: str, now: datetime) -> list[str]:

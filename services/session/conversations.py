@@ -4,21 +4,28 @@ messages."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, select
+from sqlalchemy.engine import Connection
 
 from session.tables import conversations, messages, updates
 from violet.clock import Clock, utc_now
-from violet.database import Database, across_people
+from violet.database import Database, across_people, conflict_insert, is_postgres_session
 
 
 @dataclass(frozen=True)
 class Conversation:
     id: str
     person: str
+
+
+@dataclass(frozen=True)
+class Opened:
+    conversation: Conversation
+    # The number of the conversation's last message (0 before the first).
+    last_seq: int
 
 
 _OF_PERSON = select(conversations.c.id).where(conversations.c.person == bindparam("person"))
@@ -32,31 +39,52 @@ class Conversations:
 
     async def conversation_of(self, person: str) -> Conversation:
         """The person's one conversation, made on first contact and the same forever."""
-        found = await self._conversation_id(person)
-        if found:
-            return Conversation(found, person)
-        new_id = "c_" + secrets.token_hex(8)
-        try:
-            async with self._database() as tx, tx.begin():
-                await tx.execute(
-                    insert(conversations).values(
-                        id=new_id,
-                        person=person,
-                        created_at=self._clock(),
-                        last_seq=0,
-                        summary="",
-                        fold_failures=0,
-                    )
-                )
-        except IntegrityError:  # another replica made it first: theirs is the one
-            theirs = await self._conversation_id(person)
-            if theirs is None:  # not a duplicate after all: the error stands
-                raise
-            return Conversation(theirs, person)
-        return Conversation(new_id, person)
+        return Conversation(await self._database.run(self._of_on, person), person)
 
-    async def _conversation_id(self, person: str) -> str | None:
-        return await self._database.scalar(_OF_PERSON, {"person": person})
+    async def opened(
+        self,
+        person: str,
+        check: Callable[[Connection], str | None],
+        then: Callable[[Connection], object] | None = None,
+    ) -> Opened:
+        """The person's conversation as a device opens it, in one trip: `check` reads their
+        conversation's id if there is one (it raises to refuse them: nothing is done), the
+        conversation is made on first contact, `then` does what goes with the opening, and
+        the number of its last message is read."""
+        return await self._database.run(self._opened_on, person, check, then)
+
+    def _opened_on(
+        self,
+        connection: Connection,
+        person: str,
+        check: Callable[[Connection], str | None],
+        then: Callable[[Connection], object] | None,
+    ) -> Opened:
+        conversation_id = check(connection) or self._of_on(connection, person)
+        if then is not None:
+            then(connection)
+        seq = connection.scalar(_LAST_SEQ, {"conversation": conversation_id})
+        return Opened(Conversation(conversation_id, person), int(seq or 0))
+
+    def _of_on(self, connection: Connection, person: str) -> str:
+        """The person's conversation's id, the conversation made if they have none; one made
+        meanwhile by another replica is theirs (the insert waits for it, then does nothing)."""
+        found = connection.scalar(_OF_PERSON, {"person": person})
+        if found is not None:
+            return str(found)
+        connection.execute(
+            conflict_insert(conversations, postgres=is_postgres_session(connection))
+            .values(
+                id="c_" + secrets.token_hex(8),
+                person=person,
+                created_at=self._clock(),
+                last_seq=0,
+                summary="",
+                fold_failures=0,
+            )
+            .on_conflict_do_nothing(index_elements=[conversations.c.person])
+        )
+        return str(connection.scalar(_OF_PERSON, {"person": person}))
 
     async def last_seq(self, conversation: Conversation) -> int:
         value = await self._database.scalar(_LAST_SEQ, {"conversation": conversation.id})

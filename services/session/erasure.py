@@ -150,10 +150,12 @@ class Standing:
             standing = await self._db.run(_standing_on, self._digest(person), person)
         return _judged(*standing, signed_in_at)
 
-    def check_on(self, connection: Connection, person: str) -> str | None:
-        """`check` for a call after the opening one, as work for `Database.run`: a say is
-        stored in the same trip its person's standing is read."""
-        return _judged(*_standing_on(connection, self._digest(person), person), None)
+    def check_on(
+        self, connection: Connection, person: str, signed_in_at: datetime | None = None
+    ) -> str | None:
+        """`check` as work for `Database.run`: a say is stored, or the conversation opened,
+        in the same trip the person's standing is read."""
+        return _judged(*_standing_on(connection, self._digest(person), person), signed_in_at)
 
     def _digest(self, person: str) -> str:
         return person_digest(self._secret, person)

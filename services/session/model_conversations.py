@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 from session.summaries import Summaries
 from session.tables import model_conversations
 from violet.clock import Clock, utc_now
-from violet.database import Database, Session
+from violet.database import Database, Statements
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ class ModelConversations:
         self, conversation_id: str, reason: str, replica: str, carry_from_seq: int
     ) -> ModelConversation:
         model = ModelConversation("m_" + secrets.token_hex(8), carry_from_seq, reason)
-        async with self._database() as tx, tx.begin():
-            await self._insert(tx, conversation_id, model, replica)
+        await self._database.run_through(self._insert, conversation_id, model, replica)
         return model
 
     async def roll_over(
@@ -60,9 +59,12 @@ class ModelConversations:
     ) -> ModelConversation:
         """A new summary and a new model conversation that holds only the carried messages."""
         model = ModelConversation("m_" + secrets.token_hex(8), carry_from_seq, "rollover")
-        async with self._database() as tx, tx.begin():
-            await Summaries.replace(tx, conversation_id, summary)
-            await self._insert(tx, conversation_id, model, replica)
+
+        async def rolled_over(statements: Statements) -> None:
+            await Summaries.replace(statements, conversation_id, summary)
+            await self._insert(statements, conversation_id, model, replica)
+
+        await self._database.run_through(rolled_over)
         return model
 
     async def rollovers_since(self, conversation_id: str, since: datetime) -> list[datetime]:
@@ -77,9 +79,9 @@ class ModelConversations:
             return list(rows)
 
     async def _insert(
-        self, tx: Session, conversation_id: str, model: ModelConversation, replica: str
+        self, statements: Statements, conversation_id: str, model: ModelConversation, replica: str
     ) -> None:
-        await tx.execute(
+        await statements.execute(
             insert(model_conversations).values(
                 id=model.id,
                 conversation_id=conversation_id,

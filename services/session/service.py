@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from functools import partial
 
@@ -11,7 +11,7 @@ from google.protobuf.json_format import MessageToDict
 from sqlalchemy.engine import Connection
 
 from session.activity import Activity
-from session.conversations import Conversation
+from session.conversations import Conversation, Opened
 from session.devices import Devices
 from session.erasure import Removed, Standing, signed_in
 from session.feed import Feed
@@ -89,15 +89,22 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.OpenRequest, session_pb2.OpenReply],
     ) -> session_pb2.OpenReply:
         identity = await authenticate(context, self._secret)
+        person = identity.person
         signed_in_at = signed_in(request.signed_in_at_unix)
-        conversation = await self._conversation(identity.person, context, signed_in_at)
+        hello = None
         if request.device and signed_in_at is not None:
-            await self._devices.seen(identity.person, request.device, signed_in_at, request.agent)
+            hello = partial(
+                self._devices.seen_on,
+                person=person,
+                device=request.device,
+                signed_in_at=signed_in_at,
+                agent=request.agent,
+            )
+        opened = await self._opened(person, context, signed_in_at, hello)
         # A device opens the conversation as the person opens the app: their memory gets
         # ready while they read and type.
         self._memory.prepare(identity)
-        seq = await self._conversations.last_seq(conversation)
-        return session_pb2.OpenReply(conversation=conversation.id, seq=seq)
+        return session_pb2.OpenReply(conversation=opened.conversation.id, seq=opened.last_seq)
 
     async def Say(
         self,
@@ -162,10 +169,11 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.FollowRequest, session_pb2.ConversationEvent],
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
-        conversation = await self._conversation(identity.person, context)
-        following = self._feed.follow(conversation.id, request.since)
         # While a device follows, what Violet tells reaches it here, not as a notification.
         async with self._presence.following(identity.person) as follower:
+            opened = await self._opened(identity.person, context, then=follower.arrive_on)
+            conversation = opened.conversation
+            following = self._feed.follow(conversation.id, request.since)
             try:
                 woken = False
                 while not self._feed.closed:
@@ -242,14 +250,25 @@ class SessionService(session_pb2_grpc.SessionServicer):
     async def _may_serve(self, person: str, context: grpc.aio.ServicerContext) -> None:
         await may_serve(self._standing, person, context)
 
-    async def _conversation(
+    async def _conversation(self, person: str, context: grpc.aio.ServicerContext) -> Conversation:
+        """The person's one conversation, once they may be served (else the call ends)."""
+        found = await may_serve(self._standing, person, context)
+        if found is not None:
+            return Conversation(found, person)
+        return await self._conversations.conversation_of(person)
+
+    async def _opened(
         self,
         person: str,
         context: grpc.aio.ServicerContext,
         signed_in_at: datetime | None = None,
-    ) -> Conversation:
-        """The person's one conversation, once they may be served (else the call ends)."""
-        found = await may_serve(self._standing, person, context, signed_in_at)
-        if found is not None:
-            return Conversation(found, person)
-        return await self._conversations.conversation_of(person)
+        then: Callable[[Connection], object] | None = None,
+    ) -> Opened:
+        """The person's conversation as a device opens or follows it, once they may be served
+        (else the call ends): their standing, the conversation and `then` in one trip."""
+        check = partial(self._standing.check_on, person=person, signed_in_at=signed_in_at)
+        try:
+            return await self._conversations.opened(person, check, then)
+        except Removed:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+            raise

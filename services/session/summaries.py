@@ -7,7 +7,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
 
 from session.tables import conversations
-from violet.database import Database, Session
+from violet.database import Database, Statements
 
 _SUMMARY = select(conversations.c.summary).where(conversations.c.id == bindparam("conversation"))
 
@@ -24,9 +24,9 @@ class Summaries:
         return await self._database.run(summary_on, conversation_id)
 
     @staticmethod
-    async def replace(tx: Session, conversation_id: str, summary: str) -> None:
+    async def replace(statements: Statements, conversation_id: str, summary: str) -> None:
         """The new summary, written by a fold that worked: the failures start again at zero."""
-        await tx.execute(
+        await statements.execute(
             update(conversations)
             .where(conversations.c.id == conversation_id)
             .values(summary=summary, fold_failures=0)

@@ -4,10 +4,11 @@ what their calls cost, their budget on the operator's key, and what to tell them
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from sqlalchemy import select
@@ -23,6 +24,8 @@ from violet.keyring import ApiKey, Keyring, Sealed, new_entry, parse_keyring, re
 from violet.models.credentials import Credential, Hold, Payer
 from violet.models.errors import ModelUnavailable
 from violet.models.usage import UsageRow
+
+T = TypeVar("T")
 
 ANN, BOB = "ann", "bob"
 ANN_KEY = ApiKey("sk-ant-api03-Zq9xW8vU7tS6rR5qP4oN3mL2kJ1i-WXYZ")
@@ -282,6 +285,34 @@ async def test_a_key_refused_on_many_calls_is_told_once(place: Place) -> None:
         told = await accounts.take_notices(ANN, "en")
         assert told == [f"{KEY_REFUSED['en']} {AFTER_REFUSAL[Payer.OPERATOR]['en']}"]
         assert await accounts.take_notices(ANN, "en") == []
+
+
+async def test_reading_the_credential_finds_out_in_its_trip_whether_a_notice_waits(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    accounts = place.accounts()
+    trips: list[str] = []
+    run = place.db.run
+
+    async def counted(work: Callable[..., T], *args: object) -> T:
+        trips.append(work.__name__)
+        return await run(work, *args)
+
+    monkeypatch.setattr(place.db, "run", counted)
+    with acting_for(ANN):
+        await accounts.credential(ANN)
+        assert await accounts.take_notices(ANN, "en") == []
+        assert trips == ["_own_rows_on"]  # nothing waits: the turn reads nothing for it
+
+        # A refusal reported on another replica: the next credential read sees the notice.
+        other_replica = place.accounts()
+        await other_replica.set_key(ANN, ANN_KEY)
+        await other_replica.report_refused(ANN, "WXYZ", "401")
+        trips.clear()
+        await accounts.credential(ANN)
+        told = await accounts.take_notices(ANN, "en")
+        assert told == [f"{KEY_REFUSED['en']} {AFTER_REFUSAL[Payer.OPERATOR]['en']}"]
+        assert trips[:2] == ["_own_rows_on", "_take_notices_on"]
 
 
 async def test_a_refusal_is_told_in_the_persons_language_with_what_happens_next(

@@ -6,6 +6,7 @@ person who is connected."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -70,6 +71,13 @@ class Rig:
         assert not self.outbox.written.is_set(), "the sender was woken before the commit"
         self.outbox.wake(keeping)
         return told.seq
+
+    @contextlib.asynccontextmanager
+    async def following(self) -> AsyncIterator[None]:
+        """A device of Ana's follows the conversation for the block, as a stream does."""
+        async with self.presence.following("ana") as follower:
+            await self.db.run(follower.arrive_on)
+            yield
 
     async def pending(self) -> list[int]:
         async with self.db() as db:
@@ -143,7 +151,7 @@ async def test_nothing_is_kept_to_notify_for_a_person_whose_devices_take_none(ri
 
 async def test_no_notification_goes_while_a_device_follows_all_along(rig: Rig) -> None:
     await rig.subscribe("phone-2")
-    async with rig.presence.following("ana"):
+    async with rig.following():
         await rig.tell("The page is open and shows this.")
         assert await rig.after_group() == 1  # dropped: the page shows it
     assert rig.push.received("phone-2") == []
@@ -152,7 +160,7 @@ async def test_no_notification_goes_while_a_device_follows_all_along(rig: Rig) -
 
 async def test_a_page_closed_just_after_the_telling_is_still_notified(rig: Rig) -> None:
     await rig.subscribe("phone-6")
-    async with rig.presence.following("ana"):
+    async with rig.following():
         # Its stream has not ended yet: the page closed a moment ago, as the result came.
         seq = await rig.tell("Your note about the picnic is ready.")
     assert await rig.after_group() == 1
@@ -164,7 +172,7 @@ async def test_a_page_closed_just_after_the_telling_is_still_notified(rig: Rig) 
 async def test_a_device_that_connects_before_the_group_goes_makes_it_unneeded(rig: Rig) -> None:
     await rig.subscribe("phone-3")
     await rig.tell("Your shopping list is ready.")
-    async with rig.presence.following("ana"):
+    async with rig.following():
         assert await rig.after_group() == 1
     assert rig.push.received("phone-3") == []
     assert await rig.pending() == []
@@ -225,7 +233,7 @@ async def test_a_person_keeps_at_most_ten_devices_the_oldest_change_goes_first(r
 
 
 async def test_followers_count_until_their_presence_runs_out(rig: Rig) -> None:
-    async with rig.presence.following("ana"):
+    async with rig.following():
         assert await rig.presence.here("ana")
         assert not await rig.presence.here("bo")
         rig.clock.advance(200)  # a replica that stopped without leaving

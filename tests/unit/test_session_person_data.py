@@ -232,7 +232,8 @@ async def fill(place: Place, person: str) -> None:
         await accounts.set_key(person, ApiKey(f"sk-ant-api03-{person}-Zq9xW8vU7tS6rR5qP4oN3-ABCD"))
         await accounts.record_usage(person, [_usage(0.25)])
         await accounts.set_budget(person, 1.0, 10.0)
-        await Devices(place.db, place.clock).seen(person, f"{person}-phone", NOW, "Phone 1.0")
+        hello = Devices(place.clock).seen_on
+        await place.db.run(hello, person, f"{person}-phone", NOW, "Phone 1.0")
         browser = PushAddress("webpush", f"https://push.example/{person}", "key", "secret")
         subscription = Subscription(f"{person}-browser", browser, previews=True)
         await Subscriptions(place.db, place.clock).keep(person, subscription)
@@ -527,11 +528,11 @@ async def test_tombstones_go_once_no_token_that_old_is_valid(place: Place) -> No
 
 
 async def test_a_device_saying_hello_again_is_one_device_seen_since(place: Place) -> None:
-    seen = Devices(place.db, place.clock)
+    hello = Devices(place.clock).seen_on
     with acting_for(ANN):
-        await seen.seen(ANN, "phone", NOW, "Phone 1.0")
+        await place.db.run(hello, ANN, "phone", NOW, "Phone 1.0")
         place.clock.now = NOW + timedelta(hours=1)
-        await seen.seen(ANN, "phone", NOW, "Phone 1.0")
+        await place.db.run(hello, ANN, "phone", NOW, "Phone 1.0")
     [device] = [record async for record in _devices(place)]
     assert device["first_seen"] == "2026-12-03T10:00:00Z"
     assert device["last_seen"] == "2026-12-03T11:00:00Z"

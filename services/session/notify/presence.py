@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, exists, insert, select, update
+from sqlalchemy.engine import Connection
 
 from session.tables import presence
 from violet.clock import Clock, utc_now
@@ -26,16 +27,23 @@ RENEW_AFTER_S = PRESENCE_S / 3
 
 
 class Follower:
-    """One device's stream, counted as present while it renews."""
+    """One device's stream, counted as present from `arrive_on` while it renews."""
 
-    def __init__(self, presence: Presence, key: str, until: datetime) -> None:
+    def __init__(self, presence: Presence, person: str, key: str, until: datetime) -> None:
         self._presence = presence
-        self._key = key
+        self._person = person
+        self.key = key
         self._until = until
+
+    def arrive_on(self, connection: Connection) -> None:
+        """Counts the stream, as work for `Database.run`: in the trip that opens it."""
+        connection.execute(
+            insert(presence).values(follower=self.key, person=self._person, until=self._until)
+        )
 
     async def renew_if_due(self) -> None:
         if self._until - self._presence.now() < timedelta(seconds=PRESENCE_S - RENEW_AFTER_S):
-            self._until = await self._presence.renew(self._key)
+            self._until = await self._presence.renew(self.key)
 
 
 class Presence:
@@ -48,13 +56,13 @@ class Presence:
 
     @contextlib.asynccontextmanager
     async def following(self, person: str) -> AsyncIterator[Follower]:
-        key = uuid.uuid4().hex
-        until = self._until()
-        await self._db.execute(insert(presence).values(follower=key, person=person, until=until))
+        """A device's stream of the person's conversation, counted once it arrives
+        (`Follower.arrive_on`) and no longer once the block ends."""
+        follower = Follower(self, person, uuid.uuid4().hex, self._until())
         try:
-            yield Follower(self, key, until)
+            yield follower
         finally:
-            await self._db.execute(delete(presence).where(presence.c.follower == key))
+            await self._db.execute(delete(presence).where(presence.c.follower == follower.key))
 
     async def renew(self, key: str) -> datetime:
         until = self._until()
