@@ -27,6 +27,10 @@ from violet.v1 import accounts_pb2, accounts_pb2_grpc
 
 log = logging.getLogger(__name__)
 
+# How a call ends that reached a session as it stopped. Our own cancellations end a call with
+# asyncio's CancelledError instead, never with this status.
+SESSION_WENT_AWAY = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE})
+
 
 def usage_row_message(row: UsageRow) -> accounts_pb2.UsageRow:
     return accounts_pb2.UsageRow(**{**asdict(row), "day": row.day.isoformat()})
@@ -54,9 +58,7 @@ class RemoteAccounts:
         """Raises `ModelUnavailable` when it cannot be learned: the call then fails as any
         call the API could not take, and is handled (and retried) as one."""
         try:
-            reply = await self._stub().Credential(
-                accounts_pb2.CredentialRequest(), metadata=self._as(person)
-            )
+            reply = await self._credential_reply(person)
         except grpc.aio.AioRpcError as error:
             raise ModelUnavailable(
                 f"who pays for the call could not be learned ({error.code().name})"
@@ -69,6 +71,20 @@ class RemoteAccounts:
             except KeyringError as error:
                 raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
         return Credential(Payer(reply.payer), Hold(reply.hold), key, reply.pseudonym)
+
+    async def _credential_reply(self, person: str) -> accounts_pb2.CredentialReply:
+        """Asked a second time when the session went away as it was asked: a session that
+        stops ends the calls it had not begun with CANCELLED (grpc/grpc#41785), or they find
+        it gone (UNAVAILABLE). The question only reads, and the second try waits for a
+        session to answer (`wait_for_ready`)."""
+        request = accounts_pb2.CredentialRequest()
+        try:
+            return await self._stub().Credential(request, metadata=self._as(person))
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in SESSION_WENT_AWAY:
+                raise
+            log.info("asked again who pays: the session went away (%s)", error.code().name)
+        return await self._stub().Credential(request, metadata=self._as(person))
 
     async def key_refused(self, person: str, key: ApiKey, reason: str) -> None:
         try:
