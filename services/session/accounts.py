@@ -396,11 +396,9 @@ _KEY_ROW = select(person_keys).where(person_keys.c.person == bindparam("person")
 _PSEUDONYM_KEY = select(pseudonym_keys.c.secret).where(
     pseudonym_keys.c.person == bindparam("person")
 )
-_UNTOLD = select(
-    exists().where(
-        account_notices.c.person == bindparam("person"), account_notices.c.told_at.is_(None)
-    )
-)
+# A person's notices not yet told.
+_UNTOLD_OF = (account_notices.c.person == bindparam("person"), account_notices.c.told_at.is_(None))
+_UNTOLD = select(exists().where(*_UNTOLD_OF))
 
 
 @dataclass(frozen=True)
@@ -445,8 +443,9 @@ def _take_notices_on(connection: Connection, person: str, now: datetime) -> list
     waiting = list(
         connection.scalars(
             select(account_notices.c.notice)
-            .where(account_notices.c.person == person, account_notices.c.told_at.is_(None))
-            .order_by(account_notices.c.created_at)
+            .where(*_UNTOLD_OF)
+            .order_by(account_notices.c.created_at),
+            {"person": person},
         )
     )
     if waiting:

@@ -213,7 +213,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.WorkUpdate, session_pb2.DeliverReply],
     ) -> session_pb2.DeliverReply:
         identity = await authenticate(context, self._secret)
-        conversation = await self._conversation(identity.person, context)
+        conversation = (await self._opened(identity.person, context)).conversation
         kind = request.WhichOneof("update")
         if kind == "activity":
             await self._activity.show(conversation, request.activity)
@@ -250,13 +250,6 @@ class SessionService(session_pb2_grpc.SessionServicer):
     async def _may_serve(self, person: str, context: grpc.aio.ServicerContext) -> None:
         await may_serve(self._standing, person, context)
 
-    async def _conversation(self, person: str, context: grpc.aio.ServicerContext) -> Conversation:
-        """The person's one conversation, once they may be served (else the call ends)."""
-        found = await may_serve(self._standing, person, context)
-        if found is not None:
-            return Conversation(found, person)
-        return await self._conversations.conversation_of(person)
-
     async def _opened(
         self,
         person: str,
@@ -264,8 +257,8 @@ class SessionService(session_pb2_grpc.SessionServicer):
         signed_in_at: datetime | None = None,
         then: Callable[[Connection], object] | None = None,
     ) -> Opened:
-        """The person's conversation as a device opens or follows it, once they may be served
-        (else the call ends): their standing, the conversation and `then` in one trip."""
+        """The person's one conversation, once they may be served (else the call ends): their
+        standing, the conversation (made on first contact) and `then` in one trip."""
         check = partial(self._standing.check_on, person=person, signed_in_at=signed_in_at)
         try:
             return await self._conversations.opened(person, check, then)

@@ -4,11 +4,10 @@ what their calls cost, their budget on the operator's key, and what to tell them
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 from sqlalchemy import select
@@ -17,6 +16,7 @@ from session.account_phrases import AFTER_REFUSAL, KEY_REFUSED, NEAR
 from session.accounts import AccountRules, Accounts, AccountView, KeyCheck, KeyNotKept
 from session.tables import person_keys
 from tests.support.session_db import session_settings
+from tests.support.trips import trips_of
 from violet import database
 from violet.database import Database
 from violet.identity import acting_for
@@ -24,8 +24,6 @@ from violet.keyring import ApiKey, Keyring, Sealed, new_entry, parse_keyring, re
 from violet.models.credentials import Credential, Hold, Payer
 from violet.models.errors import ModelUnavailable
 from violet.models.usage import UsageRow
-
-T = TypeVar("T")
 
 ANN, BOB = "ann", "bob"
 ANN_KEY = ApiKey("sk-ant-api03-Zq9xW8vU7tS6rR5qP4oN3mL2kJ1i-WXYZ")
@@ -291,14 +289,7 @@ async def test_reading_the_credential_finds_out_in_its_trip_whether_a_notice_wai
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     accounts = place.accounts()
-    trips: list[str] = []
-    run = place.db.run
-
-    async def counted(work: Callable[..., T], *args: object) -> T:
-        trips.append(work.__name__)
-        return await run(work, *args)
-
-    monkeypatch.setattr(place.db, "run", counted)
+    trips = trips_of(place.db, monkeypatch)
     with acting_for(ANN):
         await accounts.credential(ANN)
         assert await accounts.take_notices(ANN, "en") == []

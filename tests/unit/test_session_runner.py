@@ -7,10 +7,9 @@ until no message is waiting; a work result is told."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
@@ -34,6 +33,7 @@ from tests.support.fakes import (
     FakePeers,
     session_tables,
 )
+from tests.support.trips import trips_of
 from violet import fallbacks
 from violet.leases import Lease
 from violet.models import ToolCall
@@ -41,7 +41,6 @@ from violet.models import tools as t
 from violet.models.structured import FOLD
 
 WINDOW = 20
-T = TypeVar("T")
 REPLICA = "replica-a"
 
 
@@ -208,7 +207,7 @@ async def test_a_turn_after_the_first_is_two_trips_to_the_database(
 ) -> None:
     await rig.say("Hello.")
     await rig.settled()
-    trips = trips_to_the_database(rig, monkeypatch)
+    trips = trips_of(rig.store.database, monkeypatch)
     rig.runner.schedule(rig.conversation)  # nothing waits: one look
     await rig.runner.idle(rig.conversation)
     assert trips == ["waiting_on"]
@@ -229,7 +228,7 @@ async def test_a_say_can_take_its_turn_in_the_trip_that_stores_it(
     rig.model.will_say("Two.")
     await rig.say("Hello.")
     await rig.settled()
-    trips = trips_to_the_database(rig, monkeypatch)
+    trips = trips_of(rig.store.database, monkeypatch)
     placed = await rig.store.transcript.append_say_to(
         lambda _: rig.conversation.id, "d2", "And again.", rig.runner.take_on
     )
@@ -266,19 +265,6 @@ async def test_a_say_stored_during_a_drain_leaves_its_turn_to_that_drain(
     assert answers(await rig.settled()) == [("d1", "One."), ("d2", "Two.")]
     another_replica = turn_lock(rig.store.database, "replica-b", 5.0)
     assert await another_replica.try_acquire(rig.conversation.id)
-
-
-def trips_to_the_database(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The work of each `Database.run` from now on, by name."""
-    trips: list[str] = []
-    run = rig.store.database.run
-
-    async def counted(work: Callable[..., T], *args: object) -> T:
-        trips.append(work.__name__)
-        return await run(work, *args)
-
-    monkeypatch.setattr(rig.store.database, "run", counted)
-    return trips
 
 
 def released_by_a_trip_of_its_own(lock: Lease, monkeypatch: pytest.MonkeyPatch) -> list[str]:
