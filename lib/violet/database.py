@@ -26,7 +26,7 @@ import asyncio
 import contextvars
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, suppress
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
@@ -227,7 +227,9 @@ class Database:
         and one more to end. `work` returns what it read, complete (rows, not a cursor).
 
         A caller cancelled before the work starts leaves it undone; once it has started, it
-        ends as a whole, committed or rolled back, as though the caller had waited."""
+        ends as a whole, committed or rolled back, as though the caller had waited, and the
+        cancellation reaches the caller only then: what it does next (its cleanup) comes after
+        the work, never beside it."""
         return await self._trip({}, work, *args)
 
     async def run_through(
@@ -257,6 +259,11 @@ class Database:
         done = self.submit(self._transaction, options, work, *args)
         try:
             return await asyncio.wrap_future(done)
+        except asyncio.CancelledError:
+            if not done.done():  # begun, so not cancelled with its caller: it ends first
+                with suppress(Exception):
+                    await asyncio.shield(asyncio.wrap_future(done))
+            raise
         finally:
             # A caller that waited frees the place itself, sparing the loop a second wake-up
             # from the thread; one that stopped waiting frees it once the work ends.

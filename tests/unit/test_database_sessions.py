@@ -178,12 +178,39 @@ async def test_work_whose_caller_is_cancelled_ends_as_a_whole(db: Database) -> N
         task.cancel()
     release.set()
     await asyncio.gather(started, blocker, waiting, return_exceptions=True)
-    # A cancelled caller does not wait for its work: the test does, until two works can run
-    # side by side, which needs both places free.
+    # The test waits until two works can run side by side, which needs both places free.
     both = threading.Barrier(2, timeout=10)
     await asyncio.gather(db.run(lambda _: both.wait()), db.run(lambda _: both.wait()))
     rows = await db.execute(select(notes.c.text).order_by(notes.c.id))
     assert [row.text for row in rows] == ["one", "two"]
+
+
+async def test_a_cancelled_caller_goes_on_once_its_begun_work_has_ended(db: Database) -> None:
+    # The caller's cleanup removes what its work adds. Were the cancellation to reach it while
+    # the work still ran, the cleanup would run beside the work, on the other connection, and
+    # find nothing yet to remove (a device's presence row left behind, say).
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(connection: Connection) -> None:
+        entered.set()
+        release.wait(10)
+        add_notes(connection, "left behind")
+
+    async def caller() -> None:
+        try:
+            await db.run(slow)
+        finally:
+            await db.run(lambda connection: connection.execute(notes.delete()))
+
+    task = asyncio.create_task(caller())
+    await asyncio.to_thread(entered.wait, 10)
+    task.cancel()
+    await asyncio.sleep(0.05)
+    assert not task.done()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    assert await count(db) == 0
 
 
 async def add_through(statements: Statements, *texts: str) -> int:

@@ -5,6 +5,7 @@ far behind gets every message at once, page after page, and then what this repli
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from datetime import UTC, datetime
@@ -14,12 +15,13 @@ from typing import TypeVar
 import grpc
 import pytest
 from sqlalchemy import delete, func, insert, select
+from sqlalchemy.engine import Connection
 
 from session import service as service_module
 from session.devices import Devices
 from session.erasure import Standing, person_digest
 from session.feed import Feed
-from session.notify.presence import Presence
+from session.notify.presence import Follower, Presence
 from session.service import SessionService
 from session.store import ConversationStore
 from session.tables import conversations, devices, presence, removals
@@ -190,6 +192,47 @@ async def test_a_device_far_behind_gets_every_page_at_once_then_what_is_stored_h
             await stream.aclose()
         async with db() as read:
             assert await read.scalar(select(func.count()).select_from(presence)) == 0
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+async def test_a_stream_cancelled_while_it_opens_leaves_no_presence(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The gateway gives up on a stream (the device went away) while its opening trip runs.
+    # Its presence row must not outlive it: it would count the person as following for
+    # minutes, and a notification meanwhile would be dropped as seen.
+    arriving, release = threading.Event(), threading.Event()
+    arrive_on = Follower.arrive_on
+
+    def slow_arrival(follower: Follower, connection: Connection) -> None:
+        arriving.set()
+        release.wait(10)
+        arrive_on(follower, connection)
+
+    monkeypatch.setattr(Follower, "arrive_on", slow_arrival)
+    with session_settings(backend, tmp_path) as settings:
+        db = database.service_database(settings, "session")
+        try:
+            store = ConversationStore.open(db, notify=False)
+            service = session_service(db, store, Feed(NEVER_S, NEVER_S))
+            stream = service.Follow(session_pb2.FollowRequest(since=0), Context("ana"))  # type: ignore[arg-type]
+            first = asyncio.ensure_future(anext(stream))
+            await asyncio.to_thread(arriving.wait, 10)
+            first.cancel()
+            # A stream that did not wait for its opening trip would be gone by now, its row
+            # removed before it was made.
+            await asyncio.wait({first}, timeout=0.5)
+            assert not first.done()
+            release.set()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(first, 10)
+            with acting_for("ana"):
+                left = await db.scalar(select(func.count()).select_from(presence))
+            assert left == 0
+        finally:
+            await db.dispose()
 
 
 @pytest.mark.parametrize(
