@@ -67,6 +67,9 @@ class Peers:
         self._addresses = addresses
         self._timeout_s = timeout_s
         self._channels: dict[str, grpc.aio.Channel] = {}
+        # A stub builds a callable per method of its service (through every interceptor):
+        # made once per channel, not once per call.
+        self._stubs: dict[tuple[str, Callable[[grpc.aio.Channel], Any]], Any] = {}
 
     def channel(self, service: str) -> grpc.aio.Channel:
         if service not in self._channels:
@@ -74,9 +77,14 @@ class Peers:
         return self._channels[service]
 
     def stub(self, service: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
-        return stub_class(self.channel(service))
+        key = (service, stub_class)
+        if key not in self._stubs:
+            self._stubs[key] = stub_class(self.channel(service))
+        stub: Stub = self._stubs[key]
+        return stub
 
     async def close(self) -> None:
         for channel in self._channels.values():
             await channel.close()
         self._channels.clear()
+        self._stubs.clear()

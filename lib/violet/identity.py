@@ -18,6 +18,7 @@ and no one else's.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -97,10 +98,13 @@ def resolve_secret(configured: str, home: Path) -> str:
     return path.read_text().strip()
 
 
+# Derived once per secret: every call served checks a token against this key.
+@functools.lru_cache(maxsize=4)
 def _internal_key(secret: str) -> str:
     return hmac.new(secret.encode(), _INTERNAL_KEY_LABEL, hashlib.sha256).hexdigest()
 
 
+@functools.lru_cache(maxsize=4)
 def _operator_key(secret: str) -> str:
     return hmac.new(secret.encode(), _OPERATOR_KEY_LABEL, hashlib.sha256).hexdigest()
 

@@ -67,6 +67,11 @@ _COMMON_WORDS = {
     """,
 }
 COMMON_WORDS = {language: frozenset(words.split()) for language, words in _COMMON_WORDS.items()}
+# The languages each common word counts for: one lookup a word instead of one a language.
+_LANGUAGES_OF_WORD: dict[str, tuple[str, ...]] = {
+    word: tuple(language for language in LANGUAGES if word in COMMON_WORDS[language])
+    for word in frozenset().union(*COMMON_WORDS.values())
+}
 # Letters that only some of the languages write, and how much one counts for each.
 _LETTER_WEIGHTS = {
     "ã": {"pt": 2},
@@ -88,6 +93,7 @@ _LETTER_WEIGHTS = {
     "ß": {"de": 2},
 }
 _WORD = re.compile(r"[^\W\d_]+")
+_MARKED_LETTER = re.compile(f"[{''.join(_LETTER_WEIGHTS)}]")
 
 
 def scores(text: str) -> dict[str, int]:
@@ -95,10 +101,10 @@ def scores(text: str) -> dict[str, int]:
     lowered = text.lower()
     tally = dict.fromkeys(LANGUAGES, 0)
     for word in _WORD.findall(lowered):
-        for language in LANGUAGES:
-            tally[language] += word in COMMON_WORDS[language]
-    for letter in lowered:
-        for language, weight in _LETTER_WEIGHTS.get(letter, {}).items():
+        for language in _LANGUAGES_OF_WORD.get(word, ()):
+            tally[language] += 1
+    for letter in _MARKED_LETTER.findall(lowered):
+        for language, weight in _LETTER_WEIGHTS[letter].items():
             tally[language] += weight
     return tally
 
