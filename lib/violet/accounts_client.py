@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from datetime import date
 
 import grpc
@@ -30,6 +30,20 @@ log = logging.getLogger(__name__)
 # How a call ends that reached a session as it stopped. Our own cancellations end a call with
 # asyncio's CancelledError instead, never with this status.
 SESSION_WENT_AWAY = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE})
+
+
+def credential_reply(
+    payer: Payer, hold: Hold, sealed: Sealed | None, pseudonym: str
+) -> accounts_pb2.CredentialReply:
+    """Who pays for a person's calls, as the session hands it to another service."""
+    reply = accounts_pb2.CredentialReply(payer=payer.value, hold=hold.value, pseudonym=pseudonym)
+    if sealed is not None:
+        reply.key.CopyFrom(
+            accounts_pb2.SealedKey(
+                kek_id=sealed.kek_id, nonce=sealed.nonce, ciphertext=sealed.ciphertext
+            )
+        )
+    return reply
 
 
 def usage_row_message(row: UsageRow) -> accounts_pb2.UsageRow:
@@ -63,14 +77,22 @@ class RemoteAccounts:
             raise ModelUnavailable(
                 f"who pays for the call could not be learned ({error.code().name})"
             ) from None
-        key = None
+        return self.opened(person, reply)
+
+    def opened(self, person: str, reply: accounts_pb2.CredentialReply) -> Credential:
+        """The credential the session sent, its key opened. Raises `ModelUnavailable` for a
+        key that does not open, or a payer or hold this service does not know."""
+        sealed = key = None
         if reply.HasField("key"):
             sealed = Sealed(reply.key.kek_id, reply.key.nonce, reply.key.ciphertext)
             try:
                 key = self._keyring.open(sealed, person)
             except KeyringError as error:
                 raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
-        return Credential(Payer(reply.payer), Hold(reply.hold), key, reply.pseudonym)
+        try:
+            return Credential(Payer(reply.payer), Hold(reply.hold), key, reply.pseudonym, sealed)
+        except ValueError as error:
+            raise ModelUnavailable(f"who pays for the call is not understood: {error}") from None
 
     async def _credential_reply(self, person: str) -> accounts_pb2.CredentialReply:
         """Asked a second time when the session went away as it was asked: a session that
@@ -103,8 +125,27 @@ class RemoteAccounts:
         )
 
 
+@dataclass(frozen=True)
+class RemoteModel:
+    """A service's model client, with what the session hands it of who pays (`offer`)."""
+
+    model: PersonalModelClient
+    accounts: RemoteAccounts
+
+    def offer(self, person: str, reply: accounts_pb2.CredentialReply, age_s: float) -> None:
+        """Keeps the person's credential as the session read it `age_s` ago, so that their
+        calls here need not ask for it. One that cannot be used is left: asked for, it would
+        fail the call and be told then."""
+        try:
+            credential = self.accounts.opened(person, reply)
+        except ModelUnavailable as error:
+            log.warning("a credential handed over was not kept: %s", error)
+            return
+        self.model.offer_credential(person, credential, age_s)
+
+
 @contextlib.asynccontextmanager
-async def personal_model(settings: CommonSettings) -> AsyncIterator[PersonalModelClient]:
+async def remote_model(settings: CommonSettings) -> AsyncIterator[RemoteModel]:
     """The model client of a service other than the session: each call on the account paying
     for its person, as the session service says, and the usage sent back to it."""
     peers = Peers({"session": settings.address_of("session")}, settings.rpc_timeout_s)
@@ -116,9 +157,16 @@ async def personal_model(settings: CommonSettings) -> AsyncIterator[PersonalMode
     model = personal_model_client(settings, accounts, usage)
     flushing = asyncio.create_task(usage.flush_forever())
     try:
-        yield model
+        yield RemoteModel(model, accounts)
     finally:
         await cancel_all([flushing])
         await model.aclose()
         await usage.aclose()
         await peers.close()
+
+
+@contextlib.asynccontextmanager
+async def personal_model(settings: CommonSettings) -> AsyncIterator[PersonalModelClient]:
+    """`remote_model`'s client alone, for a service the session hands no credential to."""
+    async with remote_model(settings) as remote:
+        yield remote.model

@@ -20,7 +20,7 @@ import grpc
 from memory.runtime import NAME, migrate, open_memory
 from memory.service import MemoryService
 from memory.settings import MemorySettings
-from violet.accounts_client import personal_model
+from violet.accounts_client import personal_model, remote_model
 from violet.identity import resolve_secret
 from violet.person_data import PersonDataService
 from violet.server import Command, Hosted, run, start
@@ -33,13 +33,13 @@ log = logging.getLogger(__name__)
 
 @contextlib.asynccontextmanager
 async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
-    async with personal_model(settings) as model, open_memory(settings, model) as memory:
+    async with remote_model(settings) as remote, open_memory(settings, remote.model) as memory:
         # What is made at start (modules, tables, the model) lives as long as the process: the
         # collector no longer walks it at every full collection.
         gc.collect()
         gc.freeze()
         secret = resolve_secret(settings.secret, settings.home)
-        service = MemoryService(memory, secret)
+        service = MemoryService(memory, secret, remote.offer)
         person_data = PersonDataService(memory.person_data, secret)
         quiet = asyncio.create_task(
             memory.consolidator.consolidate_when_quiet(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from datetime import UTC
 
 import grpc
@@ -17,7 +17,7 @@ from memory.told import source_label
 from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
 from violet.metrics import CAPTURES, RECALLS
-from violet.v1 import memory_pb2, memory_pb2_grpc
+from violet.v1 import accounts_pb2, memory_pb2, memory_pb2_grpc
 
 RECALL_LIMIT = 3
 TOLD_LIMIT = 2
@@ -64,10 +64,21 @@ async def _page_after(
         await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
 
 
+# Takes the person's credential as the session read it some seconds ago
+# (`violet.accounts_client.RemoteModel.offer`).
+Offered = Callable[[str, accounts_pb2.CredentialReply, float], None]
+
+
+def _not_taken(_person: str, _reply: accounts_pb2.CredentialReply, _age_s: float) -> None:
+    return None
+
+
 class MemoryService(memory_pb2_grpc.MemoryServicer):
-    def __init__(self, memory: Memory, secret: str) -> None:
+    def __init__(self, memory: Memory, secret: str, offered: Offered = _not_taken) -> None:
+        """A capture's credential goes to `offered`, for the model calls that make its items."""
         self._memory = memory
         self._secret = secret
+        self._offered = offered
 
     async def Recall(
         self,
@@ -134,6 +145,8 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
             told_sources = tuple(sources.from_proto(s) for s in request.told_sources)
         except (UnfitDeed, sources.UnfitSource) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        if request.HasField("credential"):
+            self._offered(identity.person, request.credential, request.credential_age_ms / 1000)
         if request.person_message.strip() or deeds or request.told.strip():
             turn = NewTurn(
                 person_message=request.person_message,

@@ -86,7 +86,9 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     model = personal_model_client(settings, accounts, usage)
     window = Window(settings.window)
     peers = peers_of(settings)
-    memory = MemoryClient(peers, settings.recall_timeout_s, settings.recall_wait_s)
+    memory = MemoryClient(
+        peers, settings.recall_timeout_s, settings.recall_wait_s, model.known_credential
+    )
     actions = MainActions(store.pins, store.effects, peers)
     activity = Activity(store.transcript, feed)
     main = MainSession(model, store.pins, memory, actions, window, activity, accounts)

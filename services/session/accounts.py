@@ -141,7 +141,7 @@ class Accounts:
         if sealed is None:
             return Credential(payer, hold, pseudonym=pseudonym)
         try:
-            return Credential(payer, hold, self._keyring.open(sealed, person), pseudonym)
+            return Credential(payer, hold, self._keyring.open(sealed, person), pseudonym, sealed)
         except KeyringError as error:
             raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
 

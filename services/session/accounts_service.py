@@ -14,7 +14,7 @@ from session.accounts import Accounts, AccountView, KeyNotKept
 from session.archive import Archive
 from session.erasure import Erasure
 from session.person_service import archive_chunks, remove
-from violet.accounts_client import usage_row_message, usage_row_of
+from violet.accounts_client import credential_reply, usage_row_message, usage_row_of
 from violet.clock import utc_now
 from violet.identity import acting_for, authenticate, authenticate_operator
 from violet.keyring import ApiKey
@@ -65,16 +65,7 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
     ) -> accounts_pb2.CredentialReply:
         identity = await authenticate(context, self._secret)
         payer, hold, sealed, pseudonym = await self._accounts.sealed_with_pseudonym(identity.person)
-        reply = accounts_pb2.CredentialReply(
-            payer=payer.value, hold=hold.value, pseudonym=pseudonym
-        )
-        if sealed is not None:
-            reply.key.CopyFrom(
-                accounts_pb2.SealedKey(
-                    kek_id=sealed.kek_id, nonce=sealed.nonce, ciphertext=sealed.ciphertext
-                )
-            )
-        return reply
+        return credential_reply(payer, hold, sealed, pseudonym)
 
     async def RecordUsage(
         self,

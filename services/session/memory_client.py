@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 
@@ -14,10 +15,12 @@ import grpc
 from google.protobuf.json_format import ParseDict
 from opentelemetry import trace
 
+from violet.accounts_client import credential_reply
 from violet.channels import Peers
 from violet.identity import Identity
 from violet.metrics import ERRORS, RECALL_MISSES
 from violet.models import JsonObject
+from violet.models.credentials import Credential
 from violet.models.tools import told_line
 from violet.v1 import deeds_pb2, memory_pb2, memory_pb2_grpc
 
@@ -64,13 +67,30 @@ class Recollection:
         return any(" ".join(text.split()).casefold() in said for text in given if text.strip())
 
 
+# The person's credential as this replica knows it, and its age in seconds; None when it knows
+# none fresh (`PersonalModelClient.known_credential`).
+KnownCredential = Callable[[str], tuple[Credential, float] | None]
+
+
+def _nothing_known(_person: str) -> None:
+    return None
+
+
 class MemoryClient:
-    def __init__(self, peers: Peers, recall_timeout_s: float, recall_wait_s: float) -> None:
+    def __init__(
+        self,
+        peers: Peers,
+        recall_timeout_s: float,
+        recall_wait_s: float,
+        known_credential: KnownCredential = _nothing_known,
+    ) -> None:
         """Each recall is given `recall_timeout_s`; a failed one is tried once more within
-        `recall_wait_s` in all."""
+        `recall_wait_s` in all. A capture carries the person's credential when
+        `known_credential` has it, so that memory need not ask for it."""
         self._peers = peers
         self._recall_timeout_s = recall_timeout_s
         self._recall_wait_s = recall_wait_s
+        self._known_credential = known_credential
         self._preparing: set[asyncio.Task[None]] = set()
 
     @property
@@ -160,8 +180,23 @@ class MemoryClient:
             told=told,
             told_sources=[ParseDict(source, deeds_pb2.Source()) for source in sources],
         )
+        self._hand_credential(identity.person, request)
         with tracer.start_as_current_span("capture"):
             await self._send_capture(identity, request)
+
+    def _hand_credential(self, person: str, request: memory_pb2.CaptureRequest) -> None:
+        known = self._known_credential(person)
+        if known is None:
+            return
+        credential, age_s = known
+        if credential.key is not None and credential.sealed is None:
+            return  # an opened key is never sent; memory asks for the sealed one
+        request.credential.CopyFrom(
+            credential_reply(
+                credential.payer, credential.hold, credential.sealed, credential.pseudonym
+            )
+        )
+        request.credential_age_ms = math.ceil(age_s * 1000)
 
     async def _send_capture(self, identity: Identity, request: memory_pb2.CaptureRequest) -> None:
         try:

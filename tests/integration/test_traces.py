@@ -144,3 +144,22 @@ async def test_opening_the_app_readies_the_persons_memory_in_the_same_trace(
     opening = [s for s in found if s["trace_id"] == prepare["trace_id"]]
     assert any(s["service"] == "session" and s["name"].endswith("Open") for s in opening)
     await device.close()
+
+
+async def test_memory_learns_who_pays_from_the_capture_and_does_not_ask(
+    traced_stack: Stack,
+) -> None:
+    # The session read the person's credential for its own answer; the capture hands it on,
+    # so memory's calls for the turn (making its items) need no call back to the session.
+    device, _ = await Device.open(traced_stack.live_url, traced_stack.token("payer"))
+    await device.ask("My sister's name is Noor.")
+    await device.ask("I walk to school with her.")
+
+    def both_made(found: list[dict]) -> bool:
+        made = [s for s in found if s["service"] == "memory" and s["name"].startswith("chat ")]
+        return len(made) >= 2
+
+    found = await until_spans(traced_stack, both_made, "memory's calls for both turns")
+    asked = [s for s in found if s["name"].endswith("/Credential")]
+    assert asked == []
+    await device.close()

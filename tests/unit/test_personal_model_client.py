@@ -399,6 +399,54 @@ async def test_concurrent_askers_for_one_person_make_one_fetch() -> None:
     assert sorted(asked) == ["ann", "bob"]
 
 
+async def test_a_credential_read_elsewhere_counts_from_that_read() -> None:
+    # Handed over 20 s after the session read it, it spares the asking for the 10 s left.
+    clock = Clock()
+    accounts = FakeAccounts({"ann": Credential(Payer.BUILT_IN)})
+    cache = CredentialCache(accounts.credential, ttl_s=30.0, clock=clock)
+    assert cache.known("ann") is None
+    assert cache.offer("ann", Credential(Payer.OPERATOR), age_s=20.0)
+    assert cache.known("ann") == (Credential(Payer.OPERATOR), 20.0)
+    clock.now += 9.9
+    assert await cache.of("ann") == Credential(Payer.OPERATOR)
+    assert accounts.asked == []
+    clock.now += 0.1
+    assert cache.known("ann") is None
+    assert await cache.of("ann") == Credential(Payer.BUILT_IN)
+    assert accounts.asked == ["ann"]
+
+
+async def test_an_older_or_spent_credential_read_elsewhere_is_not_taken() -> None:
+    clock = Clock()
+    accounts = FakeAccounts({"ann": Credential(Payer.OPERATOR)})
+    cache = CredentialCache(accounts.credential, ttl_s=30.0, clock=clock)
+    assert not cache.offer("bob", Credential(Payer.BUILT_IN), age_s=30.0)
+    assert cache.known("bob") is None
+    await cache.of("ann")
+    clock.now += 5.0
+    assert not cache.offer("ann", Credential(Payer.BUILT_IN), age_s=6.0)  # read before ours
+    assert cache.known("ann") == (Credential(Payer.OPERATOR), 5.0)
+    assert cache.offer("ann", Credential(Payer.BUILT_IN), age_s=1.0)
+    assert cache.known("ann") == (Credential(Payer.BUILT_IN), 1.0)
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_key_refused_here_is_not_taken_back_from_a_credential_read_before() -> None:
+    # The session may still hold the refused key for a while; what it hands over then is not
+    # taken, and the calls go on as the session says once it set the key aside.
+    clients = Clients(refusing={ANN_KEY})
+    accounts = FakeAccounts({"ann": Credential(Payer.OWN, key=ANN_KEY)})
+    client = personal(accounts, clients)
+    assert client.offer_credential("ann", Credential(Payer.OWN, key=ANN_KEY), age_s=0.0)
+    assert await reply_of(client, "ann") == f"operator {ANSWERED}"
+    assert accounts.asked == ["ann"]  # once, after the refusal
+    assert not client.offer_credential("ann", Credential(Payer.OWN, key=ANN_KEY), age_s=0.0)
+    known = client.known_credential("ann")
+    assert known is not None and known[0] == Credential(Payer.OPERATOR)
+    assert client.offer_credential("ann", Credential(Payer.OWN, key=NEW_KEY), age_s=0.0)
+    assert await reply_of(client, "ann") == f"own NNNN {ANSWERED}"
+
+
 def test_an_own_key_comes_with_payer_own_and_only_then() -> None:
     with pytest.raises(ValueError):
         Credential(Payer.OWN)

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from violet.keyring import ApiKey
+from violet.keyring import ApiKey, Sealed
 
 
 class Payer(StrEnum):
@@ -44,6 +44,8 @@ class Credential:
     # What names the person outside Violet and in traces (the session's `Accounts.pseudonym`);
     # not part of who pays.
     pseudonym: str = field(default="", compare=False)
+    # The key as stored, for handing the credential to another service; never the opened key.
+    sealed: Sealed | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.payer is Payer.OWN) != (self.key is not None):
@@ -87,6 +89,26 @@ class CredentialCache:
             credential = await self._fetch(person)
             self._known[person] = (self._clock(), credential)
             return credential
+
+    def known(self, person: str) -> tuple[Credential, float] | None:
+        """The person's credential and how many seconds ago it was read, while it counts; no
+        fetch."""
+        known = self._known.get(person)
+        if known is None:
+            return None
+        age_s = self._clock() - known[0]
+        return (known[1], age_s) if age_s < self._ttl_s else None
+
+    def offer(self, person: str, credential: Credential, age_s: float) -> bool:
+        """Takes a credential read `age_s` ago elsewhere (by the service that decides it),
+        unless what is kept is newer: it counts until `ttl_s` after that read, as a fetched
+        one would. Whether it was taken."""
+        read_at = self._clock() - max(0.0, age_s)
+        known = self._known.get(person)
+        if self._clock() - read_at >= self._ttl_s or (known and known[0] >= read_at):
+            return False
+        self._known[person] = (read_at, credential)
+        return True
 
     def forget(self, person: str) -> None:
         self._known.pop(person, None)

@@ -90,6 +90,9 @@ class PersonalModelClient:
     ) -> None:
         self._accounts = accounts
         self._credentials = CredentialCache(accounts.credential, cache_s)
+        self._cache_s = cache_s
+        # Keys refused here lately: an offer still naming one is not taken.
+        self._refused_at: dict[ApiKey, float] = {}
         self._operator = operator
         self._built_in = built_in
         self._on_key = on_key
@@ -136,6 +139,21 @@ class PersonalModelClient:
             )
 
         return await self._on_account(person, call, costly=False)
+
+    def known_credential(self, person: str) -> tuple[Credential, float] | None:
+        """The person's credential as this client last read it, and its age in seconds, while
+        it counts; None otherwise (nothing is read for it)."""
+        return self._credentials.known(person)
+
+    def offer_credential(self, person: str, credential: Credential, age_s: float) -> bool:
+        """Takes the person's credential as another service read it `age_s` ago, so that
+        this client need not ask for it: unless a newer one is kept, or its key was refused
+        here lately (the offer may have been read before the refusal was). Whether it was
+        taken."""
+        refused = credential.key is not None and self._refused_at.get(credential.key)
+        if refused and self._clock() - refused < self._cache_s:
+            return False
+        return self._credentials.offer(person, credential, age_s)
 
     async def aclose(self) -> None:
         clients = [*self._pool.values(), *self._retired.values(), self._built_in]
@@ -217,6 +235,9 @@ class PersonalModelClient:
     async def _refused(self, person: str, key: ApiKey, reason: str) -> None:
         fallback("own_key_refused", f"{reason}; the call goes on as the account now says")
         await self._accounts.key_refused(person, key, reason)
+        now = self._clock()
+        self._refused_at = {k: at for k, at in self._refused_at.items() if now - at < self._cache_s}
+        self._refused_at[key] = now
         self._credentials.forget(person)
         self._close_pooled(key)
 
