@@ -69,12 +69,8 @@ async def _page_after(
 Offered = Callable[[str, accounts_pb2.CredentialReply, float], None]
 
 
-def _not_taken(_person: str, _reply: accounts_pb2.CredentialReply, _age_s: float) -> None:
-    return None
-
-
 class MemoryService(memory_pb2_grpc.MemoryServicer):
-    def __init__(self, memory: Memory, secret: str, offered: Offered = _not_taken) -> None:
+    def __init__(self, memory: Memory, secret: str, offered: Offered) -> None:
         """A capture's credential goes to `offered`, for the model calls that make its items."""
         self._memory = memory
         self._secret = secret

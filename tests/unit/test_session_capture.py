@@ -4,7 +4,7 @@ stand-in on loopback that keeps what it was sent."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import grpc
@@ -22,6 +22,8 @@ SECRET = "a secret only this test knows"
 KEY = ApiKey("sk-ant-api03-ana-aaaaaaaaaaaaaaaaaaaa-AAAA")
 
 Known = dict[str, tuple[Credential, float]]
+# Sends one capture for a person, with what the session knows of who pays; what memory received.
+Send = Callable[[Known, str], Awaitable[memory_pb2.CaptureRequest]]
 
 
 class Memory(memory_pb2_grpc.MemoryServicer):
@@ -36,9 +38,7 @@ class Memory(memory_pb2_grpc.MemoryServicer):
 
 
 @pytest.fixture
-async def capture() -> AsyncIterator[Callable[[Known, str], object]]:
-    """Sends one capture for `person` with `known` as what the session knows of who pays;
-    the request memory received."""
+async def capture() -> AsyncIterator[Send]:
     memory = Memory()
     async with serving(memory_pb2_grpc.add_MemoryServicer_to_server, memory) as address:
         peers = Peers({"memory": address}, 5.0)
@@ -55,7 +55,9 @@ async def capture() -> AsyncIterator[Callable[[Known, str], object]]:
             await peers.close()
 
 
-async def test_the_capture_carries_the_sealed_key_and_its_age(capture, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_the_capture_carries_the_sealed_key_and_its_age(
+    capture: Send, tmp_path: Path
+) -> None:
     sealed = resolve_keyring("", tmp_path).seal(KEY, "ana")
     own = Credential(Payer.OWN, key=KEY, pseudonym="p-ana", sealed=sealed)
     sent = await capture({"ana": (own, 12.0004)}, "ana")
@@ -72,14 +74,16 @@ async def test_the_capture_carries_the_sealed_key_and_its_age(capture, tmp_path:
     assert KEY.reveal().encode() not in sent.SerializeToString()
 
 
-async def test_a_hold_goes_along_and_no_key_is_sent_for_the_operator(capture) -> None:  # type: ignore[no-untyped-def]
+async def test_a_hold_goes_along_and_no_key_is_sent_for_the_operator(capture: Send) -> None:
     held = Credential(Payer.OPERATOR, Hold.BUDGET_DAY, pseudonym="p-bo")
     sent = await capture({"bo": (held, 0.0)}, "bo")
     assert (sent.credential.payer, sent.credential.hold) == ("operator", "budget_day")
     assert not sent.credential.HasField("key")
 
 
-async def test_nothing_is_sent_when_the_session_knows_none_or_only_an_opened_key(capture) -> None:  # type: ignore[no-untyped-def]
+async def test_nothing_is_sent_when_the_session_knows_none_or_only_an_opened_key(
+    capture: Send,
+) -> None:
     assert not (await capture({}, "cy")).HasField("credential")
     opened_only = Credential(Payer.OWN, key=KEY)  # never sent opened
     sent = await capture({"cy": (opened_only, 1.0)}, "cy")

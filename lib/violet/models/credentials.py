@@ -90,6 +90,10 @@ class CredentialCache:
             self._known[person] = (self._clock(), credential)
             return credential
 
+    @property
+    def ttl_s(self) -> float:
+        return self._ttl_s
+
     def known(self, person: str) -> tuple[Credential, float] | None:
         """The person's credential and how many seconds ago it was read, while it counts; no
         fetch."""

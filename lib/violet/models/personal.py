@@ -90,7 +90,6 @@ class PersonalModelClient:
     ) -> None:
         self._accounts = accounts
         self._credentials = CredentialCache(accounts.credential, cache_s)
-        self._cache_s = cache_s
         # Keys refused here lately: an offer still naming one is not taken.
         self._refused_at: dict[ApiKey, float] = {}
         self._operator = operator
@@ -150,8 +149,8 @@ class PersonalModelClient:
         this client need not ask for it: unless a newer one is kept, or its key was refused
         here lately (the offer may have been read before the refusal was). Whether it was
         taken."""
-        refused = credential.key is not None and self._refused_at.get(credential.key)
-        if refused and self._clock() - refused < self._cache_s:
+        refused_at = self._refused_at.get(credential.key) if credential.key else None
+        if refused_at is not None and self._clock() - refused_at < self._credentials.ttl_s:
             return False
         return self._credentials.offer(person, credential, age_s)
 
@@ -236,7 +235,8 @@ class PersonalModelClient:
         fallback("own_key_refused", f"{reason}; the call goes on as the account now says")
         await self._accounts.key_refused(person, key, reason)
         now = self._clock()
-        self._refused_at = {k: at for k, at in self._refused_at.items() if now - at < self._cache_s}
+        lately = self._credentials.ttl_s
+        self._refused_at = {k: at for k, at in self._refused_at.items() if now - at < lately}
         self._refused_at[key] = now
         self._credentials.forget(person)
         self._close_pooled(key)
