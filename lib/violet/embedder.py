@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -50,6 +51,11 @@ ENGINE_THREADS = 1
 SHORT_TEXT_WORDS = 4
 SHORT_TEXT_CHARS = 40
 KEPT_SHORT_TEXTS = 2048
+# What a text is taken to cost the engine before any was measured, and how much each call's
+# measure moves the average: the engine's speed varies by machine (12 to 45 ms for a 12-token
+# query on machines of the same kind) and with the load.
+FIRST_PER_TEXT_S = 0.03
+PER_TEXT_WEIGHT = 0.1
 
 
 class EncodingModel(Protocol):
@@ -77,17 +83,25 @@ class EmbedderUnavailable(RuntimeError):
 
 class EngineTurns:
     """Whose call the engine runs next: one call at a time, urgent calls (a query someone waits
-    for) before background ones, each kind first come first served."""
+    for) before background ones, each kind first come first served. It also keeps how long a
+    text takes the engine, so that a caller can tell how long a query asked for now would wait
+    (`query_wait_s`)."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._busy = False
         self._urgent: deque[object] = deque()
         self._background: deque[object] = deque()
+        # The current call: when it began and how many texts it holds.
+        self._began = 0.0
+        self._texts = 0
+        # Seconds of the engine per text, a moving average of the calls so far.
+        self._per_text_s = FIRST_PER_TEXT_S
 
     @contextmanager
-    def turn(self, urgent: bool) -> Iterator[None]:
-        """Holds the engine for one call, once every call ahead of this one is done."""
+    def turn(self, urgent: bool, texts: int = 1) -> Iterator[None]:
+        """Holds the engine for one call of `texts` texts, once every call ahead of this one is
+        done."""
         ticket = object()
         line = self._urgent if urgent else self._background
         with self._changed:
@@ -101,10 +115,13 @@ class EngineTurns:
                 raise
             line.popleft()
             self._busy = True
+            self._began, self._texts = time.monotonic(), texts
         try:
             yield
         finally:
             with self._changed:
+                took = (time.monotonic() - self._began) / max(1, texts)
+                self._per_text_s += PER_TEXT_WEIGHT * (took - self._per_text_s)
                 self._busy = False
                 self._changed.notify_all()
 
@@ -112,6 +129,17 @@ class EngineTurns:
         """How many calls of the kind wait for the engine."""
         with self._changed:
             return len(self._urgent if urgent else self._background)
+
+    def query_wait_s(self, ahead: int = 0) -> float:
+        """About how long a query asked for now would take to be embedded: the rest of the call
+        under way, the queries ahead of it (those waiting here, or `ahead` when the caller
+        knows of more on their way), and its own."""
+        with self._changed:
+            per_text = self._per_text_s
+            left = 0.0
+            if self._busy:
+                left = max(0.0, self._texts * per_text - (time.monotonic() - self._began))
+            return left + (max(ahead, len(self._urgent)) + 1) * per_text
 
     def _next(self) -> object | None:
         if self._urgent:
@@ -140,6 +168,10 @@ class ShortTexts:
 
     def __len__(self) -> int:
         return len(self._vectors)
+
+    def __contains__(self, text: object) -> bool:
+        with self._lock:
+            return text in self._vectors
 
     def get(self, text: str) -> NDArray[np.float32] | None:
         with self._lock:
@@ -186,6 +218,14 @@ class Embedder:
         kept, for a short text)."""
         return self._as_queries([text], urgent=True)[0]
 
+    def query_wait_s(self, text: str, ahead: int = 0) -> float:
+        """About how long the query vector of `text` asked for now would take, with `ahead`
+        queries asked for before it (`EngineTurns`); nothing for a short text that is kept."""
+        cut = text[:MAX_TEXT_CHARS]
+        if is_short(cut) and cut in self.short_texts:
+            return 0.0
+        return self.turns.query_wait_s(ahead)
+
     def embed_as_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Vectors of texts read as queries (as `embed_query` reads them), to be stored: in
         batches, as background work like `embed`."""
@@ -209,7 +249,7 @@ class Embedder:
         batches = []
         for start in range(0, len(texts), PASSAGE_SLICE):
             batch = [text[:MAX_TEXT_CHARS] for text in texts[start : start + PASSAGE_SLICE]]
-            with self.turns.turn(urgent):
+            with self.turns.turn(urgent, len(batch)):
                 vectors = self._model.encode(batch, is_query)
             batches.append(np.asarray(vectors, dtype=np.float32).reshape(len(batch), self.dim))
         return _normalised(np.concatenate(batches))

@@ -35,6 +35,7 @@ Fallback = Literal[
     "operator_key_missing",  # the operator pays but this replica has no key: the built-in model
     "key_unchecked",  # a key could not be checked when set: not kept, the person asked again
     "usage_dropped",  # usage could not be recorded for too long: the oldest rows were dropped
+    "recall_by_words",  # the embedder was too busy for a query's vector: recall ranked on words
 ]
 
 _lock = threading.Lock()

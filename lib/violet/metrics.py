@@ -16,7 +16,21 @@ FOLDS = _meter.create_counter("violet.folds", description="Folds tried, by outco
 ROUTES = _meter.create_counter(
     "violet.route.decisions", description="Routing decisions, by outcome (existing or new)"
 )
-CAPTURES = _meter.create_counter("violet.memory.captures", description="Turns captured")
+CAPTURES = _meter.create_counter(
+    "violet.memory.captures",
+    description="Captures memory was sent, by outcome (stored; not_stored: taken already, said "
+    "before the person forgot everything, or while they are erased; refused: memory behind)",
+)
+ANSWER_TO_RECALLABLE = _meter.create_histogram(
+    "violet.memory.answer_to_recallable",
+    unit="s",
+    description="From a turn's answer stored by the session to its words recallable in memory",
+)
+CAPTURE_PASS_LAG = _meter.create_histogram(
+    "violet.memory.pass_lag",
+    unit="s",
+    description="From a turn stored by capture to its background pass done (facts made)",
+)
 RECALLS = _meter.create_counter("violet.memory.recalls", description="Recalls answered")
 RECALL_MISSES = _meter.create_counter(
     "violet.memory.recall_misses",

@@ -11,7 +11,7 @@ Erase stops the person's memory being written, on every replica, then removes it
    replica has committed (`MemoryStore.begin_erasure`); from then on no replica takes one.
 2. Their capture pass and quiet consolidation on this replica are cancelled.
 3. Their vectors go by item id, a page at a time, counted.
-4. Their rows go in one transaction, as when they forget everything.
+4. Their rows go in one transaction, as when they forget everything, with their capture mark.
 5. Vectors left over (stored meanwhile by another replica, or stray) go.
 6. The name leaves `memory_erasures`, and this replica lets go of their ranking index and
    query vectors.
@@ -80,6 +80,7 @@ CHECKLIST = {
     "memory_versions": "internal: where the person's memory stands, for recall on every replica",
     "memory_changes": "internal: which items changed, for recall on every replica",
     "memory_erasures": "internal: names the person only while their memory is being erased",
+    "capture_marks": "internal: how far the person's captures were taken, to store each once",
 }
 
 Fields = dict[str, object]
@@ -146,7 +147,7 @@ class PersonData:
         await self._capturer.stop_for(person)
         await self._consolidator.stop_for(person)
         vectors = await self._erase_vectors_of_items(person)
-        rows = await self._store.run(person, lambda memory: memory.forget_everything())
+        rows = await self._store.run(person, lambda memory: memory.erase_everything())
         left = len(await self._vectors.scroll(person))
         await self._vectors.delete_person(person)
         await self._vectors.purge()

@@ -52,7 +52,9 @@ class MemoryCandidate:
     text: str
     speaker: str
     created_at: datetime
-    vector: NDArray[np.float32]
+    # None until the item's vectors are stored: it is then ranked on its words, its meaning
+    # counting as the others' average.
+    vector: NDArray[np.float32] | None
     previous_text: str | None = None
     # The item read after its previous item (`memory.context`); None when there is none.
     context_vector: NDArray[np.float32] | None = None
@@ -66,7 +68,8 @@ class MemoryCandidate:
 @dataclass(frozen=True)
 class RecallQuery:
     text: str
-    vector: NDArray[np.float32]
+    # None when no vector could be made in time: the query is ranked on its words alone.
+    vector: NDArray[np.float32] | None
 
 
 @dataclass(frozen=True)
@@ -250,21 +253,14 @@ class RecallIndex:
         """
         if not self._candidates:
             return np.zeros(0)
-        query_vector = np.asarray(query.vector, dtype=np.float32)
-        vectors, context_vectors = self._vectors.rows, self._context_vectors.rows
-        if vectors.shape[1] != query_vector.shape[0]:
-            raise ValueError(
-                f"the query vector has {query_vector.shape[0]} dimensions, "
-                f"the candidates' vectors {vectors.shape[1]}"
-            )
         w = self._weights
         query_terms = _QUESTIONS.terms(query.text)
-        signals = np.empty((len(self._candidates), 5))
+        signals = np.zeros((len(self._candidates), 5))
         signals[:, 0] = _zscore(self._lexical.scores(query_terms))
         signals[:, 1] = _zscore(self._lexical_in_context.scores(query_terms))
-        signals[:, 2] = _zscore(_cosines(vectors, query_vector))
-        signals[:, 3] = _zscore(_cosines(context_vectors, query_vector))
-        signals[:, 4] = _zscore(_cosines(self._next_context_vectors.rows, query_vector))
+        if query.vector is not None:
+            words = signals[:, (0, 1, 1)]  # what stands in for a meaning not read yet
+            signals[:, 2:] = self._dense_signals(np.asarray(query.vector, dtype=np.float32), words)
         # One product weighs them all; the neighbours' columns are then read at their places.
         weighed = signals @ self._weighing
         previous, following = self._neighbours.positions()
@@ -284,6 +280,29 @@ class RecallIndex:
             fused = fused + w.date * self._said_then(days, months)
         named = self._speakers.named(frozenset(_QUESTIONS.words(query.text)))
         return fused + named * (np.ptp(fused) + 1.0)
+
+    def _dense_signals(
+        self, query_vector: NDArray[np.float32], words: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """The three dense signals, one column each, standardised over the candidates whose
+        vectors are stored. A candidate without them yet takes its words' signal in each one's
+        place (`words`, a column each): its words are all that is read of it so far."""
+        dense = words.copy()
+        if self._vectors.width == 0:
+            return dense  # no candidate has vectors yet
+        if self._vectors.width != query_vector.shape[0]:
+            raise ValueError(
+                f"the query vector has {query_vector.shape[0]} dimensions, "
+                f"the candidates' vectors {self._vectors.width}"
+            )
+        rows = (self._vectors, self._context_vectors, self._next_context_vectors)
+        for column, matrix in enumerate(rows):
+            given = matrix.given
+            if given.all():  # as a memory mostly is: no copy of its rows
+                dense[:, column] = _zscore(_cosines(matrix.rows, query_vector))
+            elif given.any():
+                dense[given, column] = _zscore(_cosines(matrix.rows[given], query_vector))
+        return dense
 
     def _said_then(self, days: Sequence[date], months: Sequence[int]) -> NDArray[np.float64]:
         """1 for each candidate said within a day of one of `days`; else, when no day is
@@ -448,11 +467,11 @@ def _said_on(candidate: MemoryCandidate) -> NDArray[np.float32]:
     return np.array([at.toordinal(), at.year * 12 + at.month - 1], dtype=np.float32)
 
 
-def _context_vector(candidate: MemoryCandidate) -> NDArray[np.float32]:
+def _context_vector(candidate: MemoryCandidate) -> NDArray[np.float32] | None:
     return candidate.vector if candidate.context_vector is None else candidate.context_vector
 
 
-def _next_context_vector(candidate: MemoryCandidate) -> NDArray[np.float32]:
+def _next_context_vector(candidate: MemoryCandidate) -> NDArray[np.float32] | None:
     if candidate.next_context_vector is None:
         return _context_vector(candidate)
     return candidate.next_context_vector
@@ -460,33 +479,56 @@ def _next_context_vector(candidate: MemoryCandidate) -> NDArray[np.float32]:
 
 class _Rows:
     """A matrix of one row per candidate that grows by doubling its capacity, so adding a row
-    seldom copies the others."""
+    seldom copies the others. A candidate may have no row yet (None): its row is zeros, and
+    `given` says so. The width is that of the first row given."""
 
     def __init__(self) -> None:
         self._data = np.zeros((0, 0), dtype=np.float32)
+        self._given = np.zeros(0, dtype=np.bool_)
         self._size = 0
 
     @property
     def rows(self) -> NDArray[np.float32]:
         return self._data[: self._size]
 
-    def append(self, row: NDArray[np.float32]) -> None:
-        if self._size == len(self._data):
-            grown = np.zeros((max(16, 2 * len(self._data)), len(row)), dtype=np.float32)
-            if self._size:
-                grown[: self._size] = self._data[: self._size]
-            self._data = grown
-        self._data[self._size] = row
-        self._size += 1
+    @property
+    def given(self) -> NDArray[np.bool_]:
+        return self._given[: self._size]
 
-    def set(self, position: int, row: NDArray[np.float32]) -> None:
+    @property
+    def width(self) -> int:
+        return int(self._data.shape[1])
+
+    def append(self, row: NDArray[np.float32] | None) -> None:
+        if self._size == len(self._data):
+            self._resize(max(16, 2 * len(self._data)), self.width)
+        self._size += 1
+        self.set(self._size - 1, row)
+
+    def set(self, position: int, row: NDArray[np.float32] | None) -> None:
+        if row is None:
+            self._data[position] = 0.0
+            self._given[position] = False
+            return
+        if self.width == 0:
+            self._resize(len(self._data), len(row))
         self._data[position] = row
+        self._given[position] = True
 
     def remove(self, position: int) -> None:
         """The last row takes the removed one's place."""
         self._size -= 1
         if position < self._size:
             self._data[position] = self._data[self._size]
+            self._given[position] = self._given[self._size]
+
+    def _resize(self, capacity: int, width: int) -> None:
+        data = np.zeros((capacity, width), dtype=np.float32)
+        given = np.zeros(capacity, dtype=np.bool_)
+        if self._size and self.width == width:
+            data[: self._size] = self._data[: self._size]
+        given[: self._size] = self._given[: self._size]
+        self._data, self._given = data, given
 
 
 class _Speakers:

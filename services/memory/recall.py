@@ -58,15 +58,18 @@ class _PersonIndex:
     version: int
     items: dict[str, Item] = field(default_factory=dict)
     ranking: RecallIndex = field(default_factory=RecallIndex)
-    # Items in recall whose vectors were not stored yet (a restore under way, or lost ones the
-    # nightly pass repairs): asked for again at every recall.
+    # Items in recall whose vectors were not stored yet (a turn captured while its query's vector
+    # was not at hand, a restore under way, or lost ones the nightly pass repairs): ranked on
+    # their words meanwhile, and asked for again whenever the version moves.
     waiting: set[str] = field(default_factory=set)
     # The turns read after each item, and the facts made from each turn.
     followers: dict[str, set[str]] = field(default_factory=dict)
     facts_of_turn: dict[str, set[str]] = field(default_factory=dict)
 
     def current(self, version: MemoryVersion) -> bool:
-        return (self.epoch, self.version) == (version.epoch, version.version) and not self.waiting
+        # Storing an item's vectors advances the version (`MemoryStore.vectors_stored`): items
+        # still waiting are asked for when it moves, not at every recall.
+        return (self.epoch, self.version) == (version.epoch, version.version)
 
     def follows(self, version: MemoryVersion) -> bool:
         """Whether the changes since this index are still listed."""
@@ -126,7 +129,7 @@ class _PersonIndex:
         if stored is not None:
             return _Vectors(stored.vector, stored.context_vector)
         indexed = self.ranking.get(item_id)
-        if indexed is not None:
+        if indexed is not None and indexed.vector is not None:
             return _Vectors(indexed.vector, indexed.context_vector)
         return None
 
@@ -142,8 +145,8 @@ class _PersonIndex:
             return
         own = touched[item_id]
         if own is None:
+            # Ranked on its words until its vectors are stored, and asked for at each recall.
             self.waiting.add(item_id)
-            return
         previous = self.items.get(item.previous_item or "")
         follower = self._follower(item_id)
         after = (touched[follower.id] if follower and follower.id in touched else None) or (
@@ -155,9 +158,9 @@ class _PersonIndex:
                 text=item.text,
                 speaker=item.speaker,
                 created_at=item.created_at,
-                vector=own.vector,
+                vector=own.vector if own else None,
                 previous_text=previous.text if previous else None,
-                context_vector=own.context,
+                context_vector=own.context if own else None,
                 previous_id=previous.id if previous else None,
                 next_id=follower.id if follower else None,
                 next_context_vector=after.context if after else None,

@@ -55,7 +55,7 @@ async def open_memory(
 
     store = MemoryStore(db)
     passages = PassageQueue(embedder)
-    queries = RecentQueries(embedder)
+    queries = RecentQueries(embedder, settings.memory_query_wait_s)
     capturer = Capturer(store, vectors, passages, queries, model)
     recaller = Recaller(store, vectors, queries)
     consolidator = Consolidator(store, vectors, passages, capturer)
@@ -72,6 +72,7 @@ async def open_memory(
         )
     finally:
         await capturer.stop()
+        queries.close()
         await passages.close()
         await vectors.close()
         await model.aclose()

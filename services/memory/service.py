@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import UTC
+from datetime import UTC, datetime
 
 import grpc
+from opentelemetry import trace
 
 from memory import sources
+from memory.capture import Backlogged
 from memory.deeds import MAX_DEEDS, UnfitDeed, from_proto
 from memory.page import Page, UnknownItem
 from memory.recall import Recalled
@@ -16,7 +18,7 @@ from memory.store import Item, NewTurn
 from memory.told import source_label
 from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
-from violet.metrics import CAPTURES, RECALLS
+from violet.metrics import ANSWER_TO_RECALLABLE, CAPTURES, RECALLS
 from violet.v1 import accounts_pb2, memory_pb2, memory_pb2_grpc
 
 RECALL_LIMIT = 3
@@ -62,6 +64,15 @@ async def _page_after(
         return _page(await change)
     except UnknownItem:
         await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such memory item")
+
+
+def _recallable_since(answered_at: datetime) -> None:
+    """Records how long the turn took from its stored answer to recallable (this moment)."""
+    seconds = max(0.0, (utc_now() - answered_at).total_seconds())
+    ANSWER_TO_RECALLABLE.record(seconds)
+    trace.get_current_span().set_attribute(
+        "violet.capture.answer_to_recallable_ms", round(seconds * 1000, 1)
+    )
 
 
 # Takes the person's credential as the session read it some seconds ago
@@ -143,6 +154,9 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         if request.HasField("credential"):
             self._offered(identity.person, request.credential, request.credential_age_ms / 1000)
+        answered_at = (
+            request.answered_at.ToDatetime(tzinfo=UTC) if request.HasField("answered_at") else None
+        )
         if request.person_message.strip() or deeds or request.told.strip():
             turn = NewTurn(
                 person_message=request.person_message,
@@ -153,9 +167,19 @@ class MemoryService(memory_pb2_grpc.MemoryServicer):
                 deeds=deeds,
                 told=request.told,
                 told_sources=told_sources,
+                answered_at=answered_at,
             )
-            await self._memory.capturer.accept(identity.person, turn)
-            CAPTURES.add(1)
+            try:
+                stored = await self._memory.capturer.accept(identity.person, turn)
+            except Backlogged as error:
+                CAPTURES.add(1, {"violet.capture.outcome": "refused"})
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"memory is catching up with this person ({error}); send it again later",
+                )
+            CAPTURES.add(1, {"violet.capture.outcome": "stored" if stored else "not_stored"})
+            if stored and answered_at is not None:
+                _recallable_since(answered_at)
         return memory_pb2.CaptureReply()
 
     async def List(

@@ -29,6 +29,7 @@ from sqlalchemy import (
     Row,
     Table,
     and_,
+    case,
     delete,
     event,
     exists,
@@ -37,6 +38,7 @@ from sqlalchemy import (
     literal,
     or_,
     select,
+    true,
     update,
 )
 from sqlalchemy.engine import Connection
@@ -46,6 +48,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from memory.deeds import Deed, from_json
 from memory.sources import Source, sources_from
 from memory.tables import (
+    capture_marks,
     captured_turns,
     memory_changes,
     memory_erasures,
@@ -178,6 +181,9 @@ class NewTurn:
     # What Violet told (her answer, or a work result as she told it), and where it came from.
     told: str = ""
     told_sources: tuple[Source, ...] = ()
+    # When the session stored the turn's answer, when it says (the capture's own time, not
+    # stored): a turn answered before the person forgot everything is not taken.
+    answered_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,7 @@ class CapturedTurn(NewTurn):
     id: int = 0
     turn_item: str | None = None
     attempts: int = 0
+    captured_at: datetime | None = None
 
 
 T = TypeVar("T")
@@ -449,8 +456,41 @@ class PersonMemory:
 
     # Captured turns.
 
-    async def add_turn(self, turn: NewTurn) -> int | None:
-        """Stores the turn; None, storing nothing, while the person's memory is being erased."""
+    async def take_capture(self, turn: NewTurn) -> bool:
+        """Whether the turn is to be stored, moving the person's capture mark past it: False for
+        a repeat of a capture taken already (captures come in the order of their transcript
+        seqs, so a turn whose newest seq is not past the mark is one) and for a turn answered
+        before the person last forgot everything. A turn that names no seqs is never a repeat.
+        One statement, so that two deliveries of the same capture at once store it once (on
+        PostgreSQL the second waits for the first's row, then finds the mark moved)."""
+        newest = max(turn.source_seqs, default=0)
+        upsert = self._insert(capture_marks).values(person=self.person, through_seq=newest)
+        mark = capture_marks.c
+        offered = upsert.excluded.through_seq
+        conditions = []
+        if turn.source_seqs:
+            conditions.append(mark.through_seq < offered)
+        if turn.answered_at is not None:
+            conditions.append(
+                or_(mark.forgotten_at.is_(None), mark.forgotten_at <= turn.answered_at)
+            )
+        new = and_(true(), *conditions)
+        taken = await self._db.scalar(
+            upsert.on_conflict_do_update(
+                index_elements=[mark.person],
+                set_={
+                    "through_seq": case(
+                        (offered > mark.through_seq, offered), else_=mark.through_seq
+                    )
+                },
+                where=new,
+            ).returning(mark.person)
+        )
+        return taken is not None
+
+    async def add_turn(self, turn: NewTurn, turn_item: str | None = None) -> int | None:
+        """Stores the turn (with the id of its turn item, when one is made with it); None,
+        storing nothing, while the person's memory is being erased."""
         if self._postgres:
             await self._hold_erasure_lock()
         moment = utc_now()
@@ -465,6 +505,7 @@ class PersonMemory:
             "source_seqs": list(turn.source_seqs),
             "at": turn.at,
             "captured_at": moment,
+            "turn_item": turn_item,
             "attempts": 0,
         }
         # Stored only while no erase of the person is under way, in the same statement.
@@ -578,6 +619,15 @@ class PersonMemory:
             )
         )
         return database.rows_changed(deleted)
+
+    async def waiting_turns(self) -> int:
+        """How many of the person's turns wait for their pass."""
+        counted = await self._db.scalar(
+            select(func.count())
+            .select_from(captured_turns)
+            .where(_of(captured_turns, self.person), captured_turns.c.extracted_at.is_(None))
+        )
+        return int(counted or 0)
 
     async def has_waiting_turns(self) -> bool:
         found = await self._db.scalar(
@@ -831,7 +881,29 @@ class PersonMemory:
         return ids
 
     async def forget_everything(self) -> int:
-        """Deletes every row of the person's memory; returns how many."""
+        """Deletes every row of the person's memory; returns how many. A capture of a turn
+        answered before now is not taken from then on (`take_capture`), so the mark of the seqs
+        taken starts again."""
+        deleted = await self._delete_memory()
+        moment = utc_now()
+        upsert = self._insert(capture_marks).values(
+            person=self.person, through_seq=0, forgotten_at=moment
+        )
+        await self._db.execute(
+            upsert.on_conflict_do_update(
+                index_elements=[capture_marks.c.person],
+                set_={"through_seq": 0, "forgotten_at": moment},
+            )
+        )
+        return deleted
+
+    async def erase_everything(self) -> int:
+        """Deletes every row of the person's memory and of their captures; returns how many."""
+        deleted = await self._delete_memory()
+        done = await self._db.execute(delete(capture_marks).where(_of(capture_marks, self.person)))
+        return deleted + database.rows_changed(done)
+
+    async def _delete_memory(self) -> int:
         deleted = 0
         # Turns first: on PostgreSQL this waits for a capture pass holding them to commit, and
         # the items it made are then deleted with the rest. Items before versions: a change
@@ -926,4 +998,5 @@ def _captured(row: Row) -> CapturedTurn:
         at=row.at,
         turn_item=row.turn_item,
         attempts=row.attempts,
+        captured_at=row.captured_at,
     )

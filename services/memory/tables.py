@@ -1,7 +1,8 @@
 """The memory service's tables: memory items, captured turns, their changes, and who has memory.
 
-`memory_items`, `captured_turns`, `memory_versions` and `memory_changes` hold a person's memory
-(or what changed in it) and are guarded by row-level security on PostgreSQL. `memory_people`
+`memory_items`, `captured_turns`, `memory_versions`, `memory_changes` and `capture_marks` hold a
+person's memory (or what changed in it, or which captures it took) and are guarded by row-level
+security on PostgreSQL. `memory_people`
 holds no memory, only who has some and when they last spoke: the sweep and the nightly pass read
 it to find whom to work on. `memory_erasures` names a person while their memory is being erased
 (`memory.person_data`).
@@ -121,4 +122,17 @@ memory_erasures = Table(
     metadata,
     Column("person", String(200), primary_key=True),
     Column("started_at", UtcDateTime(), nullable=False),
+)
+
+# How far the person's captures were taken: captures come in the order of their transcript seqs,
+# so one whose newest seq is not past `through_seq` is a repeat (the session sends again what it
+# could not see acknowledged), stored no second time. A turn said before `forgotten_at` (the
+# person forgot everything since) is not stored either. Kept when they forget everything;
+# removed when they are erased.
+capture_marks = Table(
+    "capture_marks",
+    metadata,
+    Column("person", String(200), primary_key=True),
+    Column("through_seq", BigInteger, nullable=False),
+    Column("forgotten_at", UtcDateTime(), nullable=True),
 )

@@ -370,7 +370,7 @@ async def test_an_erase_stopped_halfway_refuses_captures_until_called_again(
     vectors = len(await vector_ids(opened, ann))
     # Stopped after its rows went, before its vectors did.
     await opened.store.begin_erasure(ann)
-    assert await opened.store.run(ann, PersonMemory.forget_everything) > 0
+    assert await opened.store.run(ann, PersonMemory.erase_everything) > 0
 
     await opened.capturer.accept(ann, said(DOG, 3))
     await opened.capturer.settled(ann)

@@ -344,3 +344,40 @@ def test_a_question_naming_a_day_prefers_what_was_said_then() -> None:
     index.remove("that-day")
     again = by_id(index, RecallQuery("What did Ana do with the dogs on 25 May, 2022?", vector))
     assert again["past-midnight"] > again["weeks-later"]
+
+
+def test_a_candidate_without_vectors_yet_is_ranked_on_its_words_as_average_in_meaning() -> None:
+    embedder = get_embedder()
+    texts = [*FILLER, "A quiet afternoon at home with a book."]
+    vectors = embedder.embed(texts)
+    others = [
+        candidate(f"f{i}", t, vector=v) for i, (t, v) in enumerate(zip(texts, vectors, strict=True))
+    ]
+    wordy = replace(candidate("new", "My locker number is 4817."), vector=None)
+    index = RecallIndex([*others, wordy])
+
+    question = "What is my locker number?"
+    ranked = index.search(RecallQuery(question, embedder.embed_query(question)), k=1)
+    assert ranked[0].id == "new"
+    # Its meaning counts as the others' average: not above one that means the query.
+    question = "a quiet afternoon at home"
+    ranked = index.search(RecallQuery(question, embedder.embed_query(question)), k=1)
+    assert ranked[0].id == f"f{len(FILLER)}"
+
+
+def test_a_query_without_a_vector_is_ranked_on_its_words_alone() -> None:
+    index = RecallIndex(
+        [candidate(f"f{i}", text) for i, text in enumerate(FILLER)]
+        + [candidate("locker", "My locker number is 4817.")]
+    )
+    ranked = index.search(RecallQuery("What is my locker number?", None), k=1)
+    assert [r.id for r in ranked] == ["locker"]
+
+
+def test_an_index_of_candidates_without_vectors_still_ranks_and_takes_vectors_later() -> None:
+    index = RecallIndex([replace(candidate("a", "I like green tea"), vector=None)])
+    index.add(replace(candidate("b", "My cat is called Miso"), vector=None))
+    query = RecallQuery("what is my cat called?", random_vector(5))
+    assert index.search(query, k=1)[0].id == "b"
+    index.replace(candidate("a", "I like green tea", vector=random_vector(5)))
+    assert index.search(RecallQuery("something else entirely", random_vector(5)), k=1)[0].id == "a"
