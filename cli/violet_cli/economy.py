@@ -28,6 +28,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import cast
 
@@ -35,6 +36,8 @@ import httpx
 from sqlalchemy.engine import make_url
 
 from session.actions import MainActions
+from session.capture.owed import Bounds, Capture, OwedCaptures
+from session.capture.sender import CaptureSender
 from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient, Recollection
@@ -70,18 +73,9 @@ class RecentSentences:
         best = sorted((pair for pair in scored if pair[0]), key=lambda pair: -pair[0])[:3]
         return Recollection([said[:160] for _, said in best])
 
-    async def capture(
-        self,
-        identity: Identity,
-        person_message: str,
-        violet_answer: str,
-        source_seqs: list[int],
-        deeds: Sequence[JsonObject] = (),
-        told: str = "",
-        sources: Sequence[JsonObject] = (),
-    ) -> None:
-        if person_message:
-            self._said.append(person_message)
+    async def capture(self, identity: Identity, capture: Capture, answered_at: datetime) -> None:
+        if capture.person_message:
+            self._said.append(capture.person_message)
 
 
 def _words(text: str) -> set[str]:
@@ -107,11 +101,14 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
             memory, frame = cast(MemoryClient, RecentSentences()), Window(window)
             nobody = Peers({}, 5.0)  # no line hands work over, so no peer is ever called
             actions = MainActions(pins, store.effects, nobody)
+            captures = CaptureSender(
+                OwedCaptures(db, "economy", 30.0), memory, "e" * 32, Bounds(1000, 1000)
+            )
             runner = TurnRunner(
                 store,
                 MainSession(model, pins, memory, actions, frame),
                 Fold(model, store, frame, "economy"),
-                Delivery(Feed(1.0), memory, Outbox(db, 1.0)),
+                Delivery(Feed(1.0), captures, Outbox(db, 1.0)),
                 Replica("economy", "e" * 32, turn_lock(db, "economy", 30.0)),
             )
             conversation = await store.conversations.conversation_of("economy")
@@ -119,9 +116,11 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
                 await transcript.append_say(conversation, f"say-{number}", line)
                 runner.schedule(conversation)
                 await runner.idle(conversation)
+                await captures.settled(conversation.id, conversation.person)
                 if await transcript.next_unanswered(conversation.id) is not None:
                     raise RuntimeError(f"turn {number + 1} was not answered")
             await runner.stop(5.0)
+            await captures.stop(5.0)
             return Talked(
                 await transcript.since(conversation.id, 0, limit=1_000_000),
                 await pins.open(conversation.id),

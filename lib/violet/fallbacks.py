@@ -36,6 +36,9 @@ Fallback = Literal[
     "key_unchecked",  # a key could not be checked when set: not kept, the person asked again
     "usage_dropped",  # usage could not be recorded for too long: the oldest rows were dropped
     "recall_by_words",  # the embedder was too busy for a query's vector: recall ranked on words
+    "capture_refused",  # memory refused a capture's content: it is dropped, not sent again
+    "capture_dropped",  # captures owed past their bounds were dropped: memory never gets them
+    "fold_before_capture",  # a forced rollover folded messages whose capture is still owed
 ]
 
 _lock = threading.Lock()

@@ -26,6 +26,10 @@ ANSWER_TO_RECALLABLE = _meter.create_histogram(
     unit="s",
     description="From a turn's answer stored by the session to its words recallable in memory",
 )
+CAPTURE_RETRIES = _meter.create_counter(
+    "violet.session.capture_retries",
+    description="Captures memory did not take, to be sent again after a backoff, by error",
+)
 CAPTURE_PASS_LAG = _meter.create_histogram(
     "violet.memory.pass_lag",
     unit="s",

@@ -18,6 +18,8 @@ from session.accounts_service import AccountsService, OperatorService
 from session.actions import MainActions
 from session.activity import Activity
 from session.archive import Archive
+from session.capture.owed import Bounds, OwedCaptures
+from session.capture.sender import CaptureSender
 from session.devices import Devices
 from session.erasure import Erasure, Standing
 from session.feed import Feed, listener_conninfo
@@ -94,11 +96,17 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     main = MainSession(model, store.pins, memory, actions, window, activity, accounts)
     lock = turn_lock(db, replica, settings.lock_lease_s)
     outbox = Outbox(db, settings.push_group_s)
+    captures = CaptureSender(
+        OwedCaptures(db, replica, settings.lock_lease_s),
+        memory,
+        secret,
+        Bounds(settings.captures_owed_per_person, settings.captures_owed_at_most),
+    )
     runner = TurnRunner(
         store,
         main,
         Fold(model, store, window, replica),
-        Delivery(feed, memory, outbox),
+        Delivery(feed, captures, outbox),
         Replica(replica, secret, lock),
         backlog=settings.turn_backlog,
     )
@@ -117,7 +125,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         secret,
         replica,
         settings.lock_lease_s,
-        runner.captured,
+        captures.settled,
     )
 
     async def language_of(person: str) -> str:
@@ -144,6 +152,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     background = [
         asyncio.create_task(runner.sweep_forever(settings.sweep_s)),
+        asyncio.create_task(captures.sweep_forever(settings.capture_sweep_s)),
         asyncio.create_task(erasure.sweep_forever(settings.sweep_s)),
         asyncio.create_task(retention.daily_forever()),
         asyncio.create_task(usage.flush_forever()),
@@ -171,6 +180,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     finally:
         await cancel_all(background)
         await runner.stop(settings.drain_s)
+        await captures.stop(settings.drain_s)
         await peers.close()
         await model.aclose()
         await pusher.aclose()

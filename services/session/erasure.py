@@ -3,15 +3,12 @@
 A removal is written down first (`removals`, with the person's name), so that from then on no
 say, update or sign-in of theirs is taken, and a replica that stops halfway leaves a removal
 that any replica's sweep finishes. It then waits for the person's turn lock (the turn under way
-ends) and for this replica's captures of their turns to be sent, asks the worker, the router
-and memory to erase the person (each idempotent, each stopping the person's work there first),
-erases the session's own rows, and only then forgets the name: what stays is a keyed digest of
-it and the time, so a token issued before the removal is refused until tokens that old have
-expired (`DEVICE_TOKEN_TTL_S`).
-
-A capture another replica sent just before the removal took the turn lock, and still on its way
-once memory's erase is over (it would have to outlast the worker's and the router's erases), is
-kept as a new memory of the person: the one window left.
+ends) and for the captures of their turns on their way to memory from any replica (none is
+taken once the removal is written: `session.capture.owed`), asks the worker, the router and
+memory to erase the person (each idempotent, each stopping the person's work there first),
+erases the session's own rows (the captures still owed among them), and only then forgets the
+name: what stays is a keyed digest of it and the time, so a token issued before the removal is
+refused until tokens that old have expired (`DEVICE_TOKEN_TTL_S`).
 
 Usage rows leave their sums behind with no person (`erased_usage`), so the operator's totals
 stay right.
@@ -42,6 +39,7 @@ from session.tables import (
     messages,
     model_conversations,
     model_usage,
+    owed_captures,
     person_keys,
     pins,
     presence,
@@ -101,6 +99,7 @@ PERSON_TABLES = {
     "keys); erased",
     "presence": "internal: which devices follow the conversation now; erased",
     "push_outbox": "internal: messages waiting to be notified; erased",
+    "owed_captures": "internal: turns' captures owed to memory (copies of the messages); erased",
 }
 
 
@@ -209,12 +208,12 @@ class Erasure:
         secret: str,
         replica: str,
         lease_s: float,
-        captured: Callable[[str], Awaitable[None]],
+        captured: Callable[[str, str], Awaitable[None]],
         clock: Clock = utc_now,
     ) -> None:
         """`turn_lock` must hold for a holder of its own, so that it waits for this replica's
-        turns too; `captured(conversation_id)` returns once this replica's captures of the
-        conversation are sent."""
+        turns too; `captured(conversation_id, person)` returns once no capture of the
+        conversation is on its way to memory, from any replica."""
         self._captured = captured
         self._db = db
         self._peers = peers
@@ -317,7 +316,7 @@ class Erasure:
                 await self._erase_everywhere(person, None)
                 return
             async with self._turn_lock.held(conversation_id):
-                await self._captured(conversation_id)
+                await self._captured(conversation_id, person)
                 await self._erase_everywhere(person, conversation_id)
             self._feed.publish(conversation_id)
 
@@ -362,7 +361,7 @@ async def _erase_own(tx: Session, person: str, conversation_id: str | None) -> N
     """The session's rows of the person, in one transaction; usage leaves its sums behind."""
     await _keep_usage_sums(tx, person)
     if conversation_id is not None:
-        for child in (effects, updates, messages, pins, model_conversations):
+        for child in (effects, updates, owed_captures, messages, pins, model_conversations):
             await tx.execute(delete(child).where(child.c.conversation_id == conversation_id))
         await tx.execute(delete(conversations).where(conversations.c.id == conversation_id))
     for table in (

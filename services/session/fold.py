@@ -3,6 +3,13 @@ conversation. Runs after the answer is delivered, once the live messages reach t
 failure is retried after the next turn, and at 2 x window the rollover happens anyway, keeping
 the previous summary.
 
+The fold waits for memory: it folds no message whose capture memory has not acknowledged
+(`session.capture`), so what leaves the model's view is already in memory. The turn runner lets
+the captures under way finish first (they take milliseconds); while one is still owed (memory
+is away) the fold is put off, as a failed one is, to the next turn; at 2 x window the rollover
+happens anyway (the model's view stays bounded), counted as a fallback, and the capture stays
+owed until memory has it.
+
 The fold also reviews the open promises: the ones the conversation shows kept are closed, and
 after every rollover each overdue one (see `pins.overdue`) becomes a question Violet asks the
 person, stored as an update before its pin closes, so a crash in between asks again rather than
@@ -13,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from session.capture.owed import oldest_owed_seq_on
 from session.conversations import Conversation
 from session.pins import check_in, overdue
 from session.store import ConversationStore
@@ -29,6 +37,8 @@ class FoldResult:
     forced: bool = False
     failed: bool = False
     asked: int = 0  # overdue promises turned into questions for the person
+    # Put off: a message it would fold still waits for memory to take its capture.
+    waited_for_capture: bool = False
 
 
 class Fold:
@@ -52,6 +62,12 @@ class Fold:
             return FoldResult(folded=False)
         conversation, live = context.conversation, context.live
         older, carried = self._window.split(live)
+        forced = roll_over or self._window.rollover_forced(len(live))
+        owed = await self._store.database.run(oldest_owed_seq_on, conversation.id)
+        if older and owed is not None and owed <= older[-1].seq:
+            if not forced:
+                return FoldResult(folded=False, waited_for_capture=True)
+            fallback("fold_before_capture", f"the capture of seq {owed} is still owed", seq=owed)
         language = person_language(live)
         carry_from = carried[0].seq if carried else live[-1].seq + 1
         promises = await self._store.pins.open(conversation.id, "promise")
@@ -66,7 +82,7 @@ class Fold:
         except ModelError as error:
             failures = await self._store.summaries.fold_failed(conversation.id)
             fallback("fold_kept_summary", str(error), failures=failures)
-            if not (roll_over or self._window.rollover_forced(len(live))):
+            if not forced:
                 return FoldResult(folded=False, failed=True)
             await self._roll_over(conversation, context.summary, carry_from)
             return FoldResult(

@@ -1,5 +1,5 @@
-"""The session's calls to memory: recall before a turn, capture after it, each on the
-person's behalf."""
+"""The session's calls to memory: recall before a turn, and each turn's capture as its sender
+delivers it (`session.capture`), each on the person's behalf."""
 
 from __future__ import annotations
 
@@ -7,19 +7,20 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, datetime
 
 import grpc
 from google.protobuf.json_format import ParseDict
 from opentelemetry import trace
 
+from session.capture.owed import Capture
 from violet.accounts_client import credential_reply
 from violet.channels import Peers
+from violet.clock import timestamp
 from violet.identity import Identity
 from violet.metrics import ERRORS, RECALL_MISSES
-from violet.models import JsonObject
 from violet.models.credentials import Credential
 from violet.models.tools import told_line
 from violet.v1 import deeds_pb2, memory_pb2, memory_pb2_grpc
@@ -47,6 +48,14 @@ PREPARE_TIMEOUT_S = 2.0
 
 class RecallMissed(Exception):
     """Memory could not be checked this turn: not the same as nothing remembered."""
+
+
+class CaptureFailed(Exception):
+    """Memory did not take a capture: `code` says whether trying again may help."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -159,30 +168,24 @@ class MemoryClient:
         RECALL_MISSES.add(1, {"violet.recall.error": error.code().name})
         ERRORS.add(1, {"violet.error.where": "recall"})
 
-    async def capture(
-        self,
-        identity: Identity,
-        person_message: str,
-        violet_answer: str,
-        source_seqs: list[int],
-        deeds: Sequence[JsonObject] = (),
-        told: str = "",
-        sources: Sequence[JsonObject] = (),
-    ) -> None:
-        """`deeds` are `violet.v1.Deed` JSON objects: what Violet did in background work.
-        `told` is what Violet told, kept as a told record, with its `sources` (`violet.v1.Source`
-        JSON objects): empty for words that are no telling (a failure, an apology)."""
+    async def capture(self, identity: Identity, capture: Capture, answered_at: datetime) -> None:
+        """Sends a turn's capture (`session.capture.owed`), answered at `answered_at`. Raises
+        `CaptureFailed` when memory did not take it."""
         request = memory_pb2.CaptureRequest(
-            person_message=person_message,
-            violet_answer=violet_answer,
-            source_seqs=source_seqs,
-            deeds=[ParseDict(deed, deeds_pb2.Deed()) for deed in deeds],
-            told=told,
-            told_sources=[ParseDict(source, deeds_pb2.Source()) for source in sources],
+            person_message=capture.person_message,
+            violet_answer=capture.violet_answer,
+            source_seqs=capture.source_seqs,
+            at=timestamp(capture.said_at),
+            answered_at=timestamp(answered_at),
+            deeds=[ParseDict(deed, deeds_pb2.Deed()) for deed in capture.deeds],
+            told=capture.told,
+            told_sources=[ParseDict(source, deeds_pb2.Source()) for source in capture.sources],
         )
         self._hand_credential(identity.person, request)
-        with tracer.start_as_current_span("capture"):
-            await self._send_capture(identity, request)
+        try:
+            await self._stub.Capture(request, metadata=identity.metadata())
+        except grpc.aio.AioRpcError as error:
+            raise CaptureFailed(error.code(), error.details() or "") from None
 
     def _hand_credential(self, person: str, request: memory_pb2.CaptureRequest) -> None:
         known = self._known_credential(person)
@@ -197,15 +200,6 @@ class MemoryClient:
             )
         )
         request.credential_age_ms = math.ceil(age_s * 1000)
-
-    async def _send_capture(self, identity: Identity, request: memory_pb2.CaptureRequest) -> None:
-        try:
-            await self._stub.Capture(request, metadata=identity.metadata())
-        except grpc.aio.AioRpcError as error:
-            ERRORS.add(1, {"violet.error.where": "capture"})
-            log.warning(
-                "capture failed; this turn is not remembered", extra={"code": error.code().name}
-            )
 
 
 def _told_line(record: memory_pb2.RecalledItem) -> str:

@@ -31,7 +31,15 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from session.erasure import Removed, Standing
 from session.model_conversations import ModelConversations
-from session.tables import conversations, effects, messages, pins, retention_passes, updates
+from session.tables import (
+    conversations,
+    effects,
+    messages,
+    owed_captures,
+    pins,
+    retention_passes,
+    updates,
+)
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
 from violet.database import Database, Session, across_people, rows_changed
@@ -248,6 +256,14 @@ async def _trim_transcript(tx: Session, conversation_id: str, through_seq: int) 
         )
     )
     done = rows_changed(told)
+    # Captures still owed of those messages go too: memory is trimmed of them as well.
+    owed = await tx.execute(
+        delete(owed_captures).where(
+            owed_captures.c.conversation_id == conversation_id,
+            owed_captures.c.seq <= through_seq,
+        )
+    )
+    done += rows_changed(owed)
     if first_kept is not None:
         done += rows_changed(
             await tx.execute(

@@ -9,28 +9,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opentelemetry import trace
 from sqlalchemy.engine import Connection
 
+from session.capture.owed import Capture, Owed
+from session.capture.sender import CaptureSender
 from session.conversations import Conversation
 from session.feed import Feed
 from session.fold import Fold
-from session.memory_client import MemoryClient
 from session.model_conversations import ModelConversation
 from session.notify.outbox import Outbox
 from session.store import ConversationStore
 from session.transcript import Also, Message, next_unanswered_on
-from session.turn import MainSession
+from session.turn import Answer, MainSession
 from session.turn_context import TurnContext, TurnReads, turn_reads_on
 from session.updates import Update, next_untold_on
 from violet.faults import fault_point
 from violet.identity import acting_for, service_identity
 from violet.leases import Holding, Lease
 from violet.metrics import ERRORS, FOLDS, TURN_SECONDS, TURNS
-from violet.models import JsonObject
 from violet.tasks import end_within
 from violet.telemetry import context_from, span_context_from
 
@@ -38,6 +37,9 @@ log = logging.getLogger(__name__)
 tracer = trace.get_tracer(__name__)
 
 LOCK_RETRY_S = 0.1
+# A fold waits this long at most for the captures under way here (they take milliseconds while
+# memory is up); past it, it is put off to the next turn.
+CAPTURES_AWAITED_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -53,10 +55,11 @@ class Replica:
 @dataclass(frozen=True)
 class Delivery:
     """Where a stored turn goes besides the transcript: the feed wakes the person's devices,
-    and memory keeps what was said."""
+    and memory keeps what was said (its capture owed in the trip that stores the turn's words,
+    then sent)."""
 
     feed: Feed
-    memory: MemoryClient
+    captures: CaptureSender
     # Told updates a person with no device connected is notified of.
     notices: Outbox
 
@@ -108,9 +111,6 @@ class TurnRunner:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._served: set[str] = set()
-        self._captures: set[asyncio.Task[None]] = set()
-        # Each conversation's captures under way, for a removal to wait for.
-        self._captures_of: dict[str, set[asyncio.Task[None]]] = {}
         self._stopping = False
 
     def schedule(
@@ -166,8 +166,7 @@ class TurnRunner:
     async def stop(self, grace_s: float) -> None:
         """Lets turns under way finish (and release their locks) for up to `grace_s`."""
         self._stopping = True
-        running = [*self._tasks.values(), *self._captures]
-        await end_within(running, grace_s)
+        await end_within(list(self._tasks.values()), grace_s)
 
     async def _drain(self, conversation: Conversation, waiting: bool, taken: Taken | None) -> None:
         try:
@@ -220,13 +219,6 @@ class TurnRunner:
             return Taken(held=False, waiting=None)
         return Taken(held=True, waiting=next_on(connection, conversation_id))
 
-    async def captured(self, conversation_id: str) -> None:
-        """Returns once the conversation's captures under way here are sent (or failed): for a
-        removal of the person, which must find nothing of theirs on its way to memory."""
-        under_way = self._captures_of.get(conversation_id)
-        if under_way:
-            await asyncio.wait(set(under_way))
-
     async def _context(self, conversation: Conversation, read: TurnReads) -> TurnContext:
         identity = service_identity(conversation.person, self._replica.secret)
         model_conversation = await self._model_conversation(conversation, read.current)
@@ -243,45 +235,53 @@ class TurnRunner:
             context = await self._context(conversation, reads)
             said = await self._main.answer(context, message)
             fault_point("session.answer_ready")
-            # The answer is stored, and what waits next read, in one trip.
-            answer, ended = await self._store.database.run(
-                self._answer_on, context, message, said.text, said.roll_over
+            # The answer is stored, its capture owed, and what waits next read, in one trip.
+            answer, owed, ended = await self._store.database.run(
+                self._answer_on, context, message, said
             )
             fault_point("session.answer_stored")
             self._delivery.feed.publish(context.conversation.id, answer)
+            self._delivery.captures.send(owed)
             TURNS.add(1, {"violet.turn.kind": "message"})
             TURN_SECONDS.record(time.monotonic() - began, {"violet.turn.kind": "message"})
-            if said.remember:  # a turn the model declined leaves nothing in memory
-                seqs = [message.seq, answer.seq]
-                self._capture(context, message.text, said.text, seqs, told=said.told)
             return await self._after(context.after(answer), ended, said.roll_over, holding)
 
     def _answer_on(
-        self,
-        connection: Connection,
-        context: TurnContext,
-        message: Message,
-        text: str,
-        roll_over: bool,
-    ) -> tuple[Message, Ended]:
-        conversation, model = context.conversation.id, context.model_conversation.id
-        answer = self._store.transcript.answer_on(connection, conversation, message, text, model)
-        return answer, self._ended_on(connection, context.after(answer), roll_over)
+        self, connection: Connection, context: TurnContext, message: Message, said: Answer
+    ) -> tuple[Message, Owed | None, Ended]:
+        conversation, model = context.conversation, context.model_conversation.id
+        answer = self._store.transcript.answer_on(
+            connection, conversation.id, message, said.text, model
+        )
+        owed = None
+        if said.remember:  # a turn the model declined leaves nothing in memory
+            seqs = (message.seq, answer.seq)
+            capture = Capture(message.text, said.text, seqs, message.at, told=said.told)
+            owed = self._delivery.captures.owe_on(connection, conversation, capture, answer.at)
+        return answer, owed, self._ended_on(connection, context.after(answer), said.roll_over)
 
     def _told_on(
         self,
         connection: Connection,
         context: TurnContext,
         update: Update,
-        text: str,
+        said: Answer,
         then: Also,
-        roll_over: bool,
-    ) -> tuple[Message, Ended]:
+    ) -> tuple[Message, Owed | None, Ended]:
         conversation, model = context.conversation, context.model_conversation.id
         told = self._store.transcript.told_on(
-            connection, conversation.id, update.id, text, model, then
+            connection, conversation.id, update.id, said.text, model, then
         )
-        return told, self._ended_on(connection, context.after(told), roll_over)
+        # What Violet did is remembered, and a result as she told it is kept as a told record
+        # with its sources; the result's words are never a fact about the person.
+        result = said.told if update.kind == "result" else ""
+        owed = None
+        if update.deeds or result:
+            capture = Capture(
+                "", "", (told.seq,), told.at, result, tuple(update.deeds), tuple(update.sources)
+            )
+            owed = self._delivery.captures.owe_on(connection, conversation, capture, told.at)
+        return told, owed, self._ended_on(connection, context.after(told), said.roll_over)
 
     def _ended_on(self, connection: Connection, after: TurnContext, roll_over: bool) -> Ended:
         """What waits next, read in the trip that stored the turn's words; when nothing does
@@ -306,25 +306,13 @@ class TurnRunner:
             said = await self._main.tell(context, update)
             fault_point("session.telling_ready")
             notify = self._delivery.notices.told(conversation.person, update.kind)
-            told, ended = await self._store.database.run(
-                self._told_on, context, update, said.text, notify, said.roll_over
+            told, owed, ended = await self._store.database.run(
+                self._told_on, context, update, said, notify
             )
             self._delivery.notices.wake(notify)
             self._delivery.feed.publish(context.conversation.id, told)
+            self._delivery.captures.send(owed)
             TURNS.add(1, {"violet.turn.kind": "update"})
-            # What Violet did is remembered, and a result as she told it is kept as a told
-            # record with its sources; the result's words are never a fact about the person.
-            result = said.told if update.kind == "result" else ""
-            if update.deeds or result:
-                self._capture(
-                    context,
-                    "",
-                    "",
-                    [told.seq],
-                    deeds=update.deeds,
-                    told=result,
-                    sources=update.sources,
-                )
             return await self._after(context.after(told), ended, said.roll_over, holding)
 
     async def _after(
@@ -348,6 +336,8 @@ class TurnRunner:
             return waiting
         if not self._fold.due(context, roll_over):
             return waiting
+        # What it folds must be in memory first: the captures on their way here go first.
+        await self._delivery.captures.sent_here(context.conversation.id, CAPTURES_AWAITED_S)
         await self._run_fold(context, roll_over)
         # The fold changed what a turn begins with, and may have left questions to tell.
         return await self._store.database.run(next_on, context.conversation.id)
@@ -359,36 +349,9 @@ class TurnRunner:
             span.set_attribute("violet.fold.forced", result.forced)
             span.set_attribute("violet.fold.failed", result.failed)
             span.set_attribute("violet.fold.asked", result.asked)
+            span.set_attribute("violet.fold.waited_for_capture", result.waited_for_capture)
             if result.folded or result.failed:
                 FOLDS.add(1, {"violet.fold.outcome": "failed" if result.failed else "folded"})
-
-    def _capture(
-        self,
-        context: TurnContext,
-        said: str,
-        answered: str,
-        seqs: list[int],
-        deeds: Sequence[JsonObject] = (),
-        told: str = "",
-        sources: Sequence[JsonObject] = (),
-    ) -> None:
-        """Memory capture runs beside the conversation, never in front of the next answer."""
-        capture = asyncio.create_task(
-            self._delivery.memory.capture(
-                context.identity, said, answered, seqs, deeds, told, sources
-            )
-        )
-        self._captures.add(capture)
-        capture.add_done_callback(self._captures.discard)
-        conversation_id = context.conversation.id
-        self._captures_of.setdefault(conversation_id, set()).add(capture)
-        capture.add_done_callback(lambda done: self._sent(conversation_id, done))
-
-    def _sent(self, conversation_id: str, capture: asyncio.Task[None]) -> None:
-        under_way = self._captures_of.get(conversation_id, set())
-        under_way.discard(capture)
-        if not under_way:
-            self._captures_of.pop(conversation_id, None)
 
     async def _model_conversation(
         self, conversation: Conversation, current: ModelConversation | None

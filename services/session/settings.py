@@ -29,6 +29,20 @@ class SessionSettings(CommonSettings):
         gt=0,
         description="People whose turns may wait on this replica before new ones are refused.",
     )
+    capture_sweep_s: float = Field(
+        default=1.0, gt=0, description="How often captures owed to memory are sought."
+    )
+    captures_owed_per_person: int = Field(
+        default=1000,
+        gt=0,
+        description="Captures owed to memory for one person at most; past it the oldest go.",
+    )
+    captures_owed_at_most: int = Field(
+        default=100_000,
+        gt=0,
+        description="Captures owed to memory for everyone at most; past it the oldest of the "
+        "people owed the most go.",
+    )
     replica: str = Field(default="", description="This replica's name; default host and pid.")
     budget_day_usd: float = Field(
         default=0.0, ge=0, description="Each person's daily limit on the operator's key; 0: none."

@@ -309,3 +309,40 @@ push_outbox = Table(
     Index("ix_push_outbox_person", "person"),
     sqlite_autoincrement=True,
 )
+
+# Each turn's capture into memory until memory has it: written in the transaction that stores the
+# turn's words (Violet's answer, or a told result), deleted once memory acknowledged it. A
+# conversation's rows go to memory in the order of their seqs, held by one replica at a time (a
+# lease), at least once; memory takes each once. A fold leaves these messages in the model's view
+# until their capture is acknowledged (`session.fold`).
+owed_captures = Table(
+    "owed_captures",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
+    Column("person", String(200), nullable=False),
+    # The newest of `source_seqs`: captures go in this order.
+    Column("seq", Integer, nullable=False),
+    Column("source_seqs", JSON, nullable=False),
+    Column("person_message", Text, nullable=False),
+    Column("violet_answer", Text, nullable=False),
+    # What Violet told, and for a work result its deeds and sources (`violet.v1` JSON objects).
+    Column("told", Text, nullable=False),
+    Column("deeds", JSON, nullable=False),
+    Column("sources", JSON, nullable=False),
+    # When the person said it (or Violet told it), and when the turn's words were stored.
+    Column("said_at", UtcDateTime(), nullable=False),
+    Column("answered_at", UtcDateTime(), nullable=False),
+    # The turn's trace: the capture's span joins it, whenever and wherever it is sent.
+    Column("trace_context", String(400), nullable=True),
+    Column("attempts", Integer, nullable=False, default=0),
+    # Not sent before: each failed try's backoff.
+    Column("due_at", UtcDateTime(), nullable=False),
+    # The replica sending it now: a lease, so that one replica sends a conversation's captures,
+    # in order, and a stopped one's are taken over.
+    Column("holder", String(80), nullable=True),
+    Column("until", UtcDateTime(), nullable=True),
+    Index("ix_owed_captures_conversation", "conversation_id", "seq"),
+    Index("ix_owed_captures_due", "due_at"),
+    sqlite_autoincrement=True,
+)

@@ -8,12 +8,18 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import grpc
 from sqlalchemy.engine import make_url
 
-from session.memory_client import RecallMissed, Recollection
+from session.capture.owed import Bounds, Capture, OwedCaptures
+from session.capture.sender import CaptureSender
+from session.feed import Feed
+from session.memory_client import CaptureFailed, RecallMissed, Recollection
+from session.notify.outbox import Outbox
+from session.runner import Delivery
 from violet import database
 from violet.database import Database
 from violet.identity import Identity
@@ -143,6 +149,8 @@ class FakeMemory:
     recalls: list[tuple[str, str]] = field(default_factory=list)  # (person, query)
     captured: list[Captured] = field(default_factory=list)
     missing: bool = False
+    # Captures fail as they do while memory is down.
+    away: bool = False
 
     async def recall(self, identity: Identity, query: str) -> Recollection:
         self.recalls.append((identity.person, query))
@@ -150,27 +158,35 @@ class FakeMemory:
             raise RecallMissed("DEADLINE_EXCEEDED")
         return Recollection(list(self.remembered), list(self.told))
 
-    async def capture(
-        self,
-        identity: Identity,
-        person_message: str,
-        violet_answer: str,
-        source_seqs: list[int],
-        deeds: Sequence[JsonObject] = (),
-        told: str = "",
-        sources: Sequence[JsonObject] = (),
-    ) -> None:
+    async def capture(self, identity: Identity, capture: Capture, answered_at: datetime) -> None:
+        if self.away:
+            raise CaptureFailed(grpc.StatusCode.UNAVAILABLE, "memory is away")
         self.captured.append(
             Captured(
                 identity.person,
-                person_message,
-                violet_answer,
-                source_seqs,
-                list(deeds),
-                told,
-                list(sources),
+                capture.person_message,
+                capture.violet_answer,
+                list(capture.source_seqs),
+                list(capture.deeds),
+                capture.told,
+                list(capture.sources),
             )
         )
+
+
+SECRET = "a secret only the session's tests know"
+
+
+BOUNDS = Bounds(per_person=1000, in_all=100_000)
+
+
+def capture_delivery(
+    db: Database, memory: FakeMemory, replica: str, bounds: Bounds = BOUNDS
+) -> tuple[Delivery, CaptureSender]:
+    """What a turn runner delivers its turns with, in a test: a feed nobody follows, memory's
+    stand-in behind the real owed captures and their sender, and the notifications' outbox."""
+    captures = CaptureSender(OwedCaptures(db, replica, 5.0), memory, SECRET, bounds)  # type: ignore[arg-type]
+    return Delivery(Feed(poll_s=1.0), captures, Outbox(db, 1.0)), captures
 
 
 class Unreachable(grpc.aio.AioRpcError):

@@ -10,9 +10,11 @@ from pathlib import Path
 import grpc
 import pytest
 
+from session.capture.owed import Capture
 from session.memory_client import MemoryClient
 from tests.support.grpc_server import serving
 from violet.channels import Peers
+from violet.clock import utc_now
 from violet.identity import service_identity
 from violet.keyring import ApiKey, Sealed, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
@@ -46,7 +48,8 @@ async def capture() -> AsyncIterator[Send]:
         async def send(known: Known, person: str) -> memory_pb2.CaptureRequest:
             client = MemoryClient(peers, 1.0, 2.0, known.get)
             identity = service_identity(person, SECRET)
-            await client.capture(identity, "My cat is Miso.", "A fine name.", [1, 2])
+            said = Capture("My cat is Miso.", "A fine name.", (1, 2), utc_now())
+            await client.capture(identity, said, utc_now())
             return memory.captured[-1]
 
         try:

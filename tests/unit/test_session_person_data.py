@@ -167,7 +167,7 @@ class Place:
             self.clock,
         )
 
-    async def captures_sent(self, conversation_id: str) -> None:
+    async def captures_sent(self, conversation_id: str, person: str) -> None:
         self.waited_for_captures.append(conversation_id)
 
     def archive(self) -> Archive:

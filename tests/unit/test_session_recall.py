@@ -15,16 +15,20 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
 from session import memory_client
 from session.actions import MainActions
-from session.feed import Feed
 from session.fold import Fold
 from session.memory_client import MemoryClient, RecallMissed
-from session.notify.outbox import Outbox
-from session.runner import Delivery, Replica, TurnRunner
+from session.runner import Replica, TurnRunner
 from session.store import ConversationStore
 from session.turn import MainSession
 from session.turn_lock import turn_lock
 from session.window import Window
-from tests.support.fakes import FakeMemory, FakeModel, FakePeers, session_tables
+from tests.support.fakes import (
+    FakeMemory,
+    FakeModel,
+    FakePeers,
+    capture_delivery,
+    session_tables,
+)
 from violet.channels import Peers
 from violet.identity import service_identity
 from violet.models import offline_phrases as say
@@ -152,7 +156,7 @@ async def answered_without_memory(tmp_path: Path, question: str) -> tuple[str, F
             store,
             main,
             Fold(model, store, window, "replica"),
-            Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
+            capture_delivery(sessions, memory, "replica")[0],
             Replica("replica", SECRET, turn_lock(sessions, "replica", 5.0)),
         )
         conversation = await store.conversations.conversation_of("ana")

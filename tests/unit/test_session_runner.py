@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 
 from session.actions import MainActions
+from session.capture.sender import CaptureSender
 from session.conversations import Conversation
-from session.feed import Feed
 from session.fold import Fold, FoldResult
-from session.notify.outbox import Outbox
-from session.runner import Delivery, Replica, TurnRunner
+from session.runner import Replica, TurnRunner
 from session.store import ConversationStore
 from session.transcript import Message
 from session.turn import APOLOGY, MainSession
@@ -31,6 +30,7 @@ from tests.support.fakes import (
     FakeMemory,
     FakeModel,
     FakePeers,
+    capture_delivery,
     session_tables,
 )
 from tests.support.trips import trips_of
@@ -53,6 +53,7 @@ class Rig:
     peers: FakePeers
     conversation: Conversation
     lock: Lease
+    captures: CaptureSender
 
     async def say(self, *texts: str) -> None:
         """Stores each message as the gateway's Say does, then wakes the runner for it."""
@@ -61,8 +62,10 @@ class Rig:
             self.runner.schedule(self.conversation)
 
     async def settled(self) -> list[Message]:
-        """Every message of the conversation, once the runner has nothing under way for it."""
+        """Every message of the conversation, once the runner has nothing under way for it and
+        the captures of its turns are sent."""
         await self.runner.idle(self.conversation)
+        await self.captures.sent_here(self.conversation.id)
         return await self.store.transcript.since(self.conversation.id, 0)
 
 
@@ -75,16 +78,18 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
         actions = MainActions(store.pins, store.effects, peers)  # type: ignore[arg-type]
         main = MainSession(model, store.pins, memory, actions, window)  # type: ignore[arg-type]
         lock = turn_lock(sessions, REPLICA, 5.0)
+        delivery, captures = capture_delivery(sessions, memory, REPLICA)
         runner = TurnRunner(
             store,
             main,
             Fold(model, store, window, REPLICA),
-            Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
+            delivery,
             Replica(REPLICA, "a secret only this test knows", lock),
         )
         conversation = await store.conversations.conversation_of("ana")
-        yield Rig(runner, store, model, memory, peers, conversation, lock)
+        yield Rig(runner, store, model, memory, peers, conversation, lock, captures)
         await runner.stop(grace_s=5.0)
+        await captures.stop(grace_s=5.0)
 
 
 def answers(messages: list[Message]) -> list[tuple[str | None, str]]:
@@ -145,7 +150,7 @@ async def test_an_answered_turn_is_recalled_for_and_captured_with_both_messages(
     rig.model.will_say("Miso sounds lovely.")
     await rig.say("Do you remember my cat?")
     messages = await rig.settled()
-    await rig.runner.stop(grace_s=5.0)  # returns once the captures beside the turn are done
+    await rig.captures.sent_here(rig.conversation.id)
 
     assert rig.memory.recalls == [("ana", "Do you remember my cat?")]
     assert "Ana's cat is called Miso." in str(rig.model.conversations[0])
@@ -202,7 +207,7 @@ async def test_a_turn_a_fold_follows_keeps_the_lock_until_the_fold_is_done(
     assert await another_replica.try_acquire(rig.conversation.id)
 
 
-async def test_a_turn_after_the_first_is_two_trips_to_the_database(
+async def test_a_turn_after_the_first_is_two_trips_to_the_database_and_its_capture_one(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await rig.say("Hello.")
@@ -215,10 +220,12 @@ async def test_a_turn_after_the_first_is_two_trips_to_the_database(
     await rig.store.transcript.append_say(rig.conversation, "d2", "And again.")
     rig.runner.schedule(rig.conversation, waiting=True)  # as a say just stored does
     await rig.runner.idle(rig.conversation)
+    await rig.captures.sent_here(rig.conversation.id)
 
     # The lock taken with what waits and what its turn begins with; the answer stored with
-    # the look for what waits next, and the lock given back.
-    assert trips == ["_say", "_take_on", "_answer_on"]
+    # its capture owed and the look for what waits next, and the lock given back; once memory
+    # took the capture, it is deleted with a look for any owed after it.
+    assert trips == ["_say", "_take_on", "_answer_on", "_done_then_next_on"]
 
 
 async def test_a_say_can_take_its_turn_in_the_trip_that_stores_it(
@@ -236,7 +243,8 @@ async def test_a_say_can_take_its_turn_in_the_trip_that_stores_it(
     rig.runner.schedule(rig.conversation, waiting=True, taken=placed[2])
 
     assert answers(await rig.settled()) == [("d1", "One."), ("d2", "Two.")]
-    assert trips == ["_say", "_answer_on", "since_on"]  # and the test's own read
+    # The capture goes in one trip more, once memory took it; and the test's own read.
+    assert trips == ["_say", "_answer_on", "_done_then_next_on", "since_on"]
 
 
 async def test_a_say_stored_during_a_drain_leaves_its_turn_to_that_drain(
@@ -295,7 +303,7 @@ async def test_a_work_result_is_told_in_violets_words_and_its_pins_closed(rig: R
     rig.runner.schedule(rig.conversation)
 
     messages = await rig.settled()
-    await rig.runner.stop(grace_s=5.0)  # returns once the captures beside the turn are done
+    await rig.captures.sent_here(rig.conversation.id)
     # What Violet told of the result is kept as told, with its page; it makes no fact.
     (told,) = [c for c in rig.memory.captured if not c.said]
     assert (told.answered, told.told, told.sources) == ("", messages[-1].text, [source])
@@ -325,7 +333,7 @@ async def test_past_the_backlog_a_new_persons_say_is_refused_but_a_waiting_perso
             store,
             MainSession(model, store.pins, memory, actions, window),  # type: ignore[arg-type]
             Fold(model, store, window, REPLICA),
-            Delivery(Feed(poll_s=1.0), memory, Outbox(sessions, 1.0)),  # type: ignore[arg-type]
+            capture_delivery(sessions, memory, REPLICA)[0],
             Replica(REPLICA, "a secret only this test knows", turn_lock(sessions, REPLICA, 5.0)),
             backlog=1,
         )
