@@ -294,7 +294,7 @@ def _goals(data_dir: Path, out_dir: Path) -> Measured:
 def _burst(data_dir: Path, out_dir: Path) -> Measured:
     from violet_cli import bench_load
 
-    found = bench_load.measure_scripts(bench_load.burst_scripts())
+    found = bench_load.measure_bursts(bench_load.burst_scripts())
     return Measured(bench_load.render_burst(found), {"burst": found.as_dict()})
 
 

@@ -9,8 +9,11 @@ are counted per say (duplicates, missing), and a fact counts as recalled when th
 question quotes the value. The CPU time of each service process (and of this client) is read
 before and after; idle cost is the same reading with everyone connected and silent.
 
-Bursts (`burst`) are the same people at once, each saying things of their own, each next say a
-random pause after the previous answer arrives rather than on a schedule.
+Bursts (`burst`) are the same people at once, each saying things of their own in words of their
+own (the fact and the question each in one of several phrasings people use), each next say a
+random pause after the previous answer arrives rather than on a schedule. The stack then writes
+its spans to a trace file, and memory's capture spans say how long each turn took from its
+stored answer to recallable (`violet.capture.answer_to_recallable_ms`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import os
 import random
 import re
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -57,11 +61,16 @@ LATE_ANSWERS_S = 3.0
 QUIET_SHARE = 0.1
 SETTLE_LIMIT_S = 90.0
 CLIENT = "bench client"
+# Memory's capture spans carry each turn's time from its stored answer to recallable.
+RECALLABLE_ATTRIBUTE = "violet.capture.answer_to_recallable_ms"
 SERVICE_ORDER = ("gateway", "session", "router", "memory", "worker")
 
 # The goals of the throughput work, and the memory service's CPU per turn before it.
 GOAL_P99_MS = 3000.0
 GOAL_RECALLED = 0.98
+# Bursts (issue 45): nearly every fact back, and each turn recallable soon after its answer.
+GOAL_BURST_RECALLED = 0.995
+GOAL_RECALLABLE_P99_MS = 2000.0
 # CPU per turn (issue 30): the five services together, and the two that spend most of it.
 GOAL_CPU_MS = {"all five services": 60.0, "session": 12.0, "memory": 40.0}
 GOAL_IDLE_SESSION_SHARE = 0.10
@@ -140,6 +149,25 @@ WHEN = (
 )
 
 
+# How people tell a fact and ask for it back, one of each per person ({thing}, {value}).
+FACT_PHRASINGS = (
+    "My {thing} is {value}.",
+    "By the way, my {thing} is {value}.",
+    "Remember that my {thing} is {value}.",
+    "Just so you know, my {thing} is {value} now.",
+    "Note this: my {thing} is {value}",
+)
+QUESTION_PHRASINGS = (
+    "What is my {thing}?",
+    "What's my {thing} again?",
+    "Do you remember my {thing}?",
+    "what was my {thing}",
+    "Can you tell me my {thing}?",
+    "Do you still know my {thing}?",
+    "Which {thing} did I give you?",
+)
+
+
 @dataclass(frozen=True)
 class Script:
     person: str
@@ -194,7 +222,9 @@ def burst_scripts(
     for number, script in enumerate(scripts(people, seed, first_say_within_s=first_say_within_s)):
         chat = lines[number * chats : (number + 1) * chats]
         pauses = tuple(rng.uniform(*pauses_s) for _ in range(says - 1))
-        fact, question = script.lines[0], script.lines[-1]
+        said = {"thing": THINGS[number % len(THINGS)], "value": script.value}
+        fact = rng.choice(FACT_PHRASINGS).format(**said)
+        question = rng.choice(QUESTION_PHRASINGS).format(**said)
         made.append(replace(script, lines=(fact, *chat, question), pauses_s=pauses))
     return made
 
@@ -348,6 +378,8 @@ class LoadFigures:
     load_average: float
     # From the first say sent to the last.
     saying_s: float = 0.0
+    # From each turn's stored answer to its words recallable, read off memory's spans (bursts).
+    recallable: Distribution | None = None
 
     @property
     def turns_per_second(self) -> float:
@@ -387,6 +419,16 @@ class LoadFigures:
             "recalls_missed": self.recalls_missed,
             "errors": dict(self.errors),
             "cpu_ms_per_turn": {k: round(v, 1) for k, v in self.cpu_per_turn_ms().items()},
+            **self._recallable_figures(),
+        }
+
+    def _recallable_figures(self) -> JsonObject:
+        if self.recallable is None:
+            return {}
+        return {
+            "recallable_turns": len(self.recallable.samples_ms),
+            "answer_to_recallable_p50_ms": round(self.recallable.percentile(50)),
+            "answer_to_recallable_p99_ms": round(self.recallable.percentile(99)),
         }
 
 
@@ -463,6 +505,27 @@ def measure_scripts(made: Sequence[Script]) -> LoadFigures:
         return asyncio.run(people_at_once(stack.live_url, stack.token, stack.pids, made))
 
 
+def measure_bursts(made: Sequence[Script]) -> LoadFigures:
+    """`measure_scripts`, the stack writing its spans to a file: how long each turn took from
+    its stored answer to recallable is read off memory's capture spans."""
+    with tempfile.TemporaryDirectory(prefix="violet-bench-traces-") as folder:
+        traces = Path(folder) / "spans.jsonl"
+        with local_stack({"VIOLET_TRACE_FILE": str(traces)}) as stack:
+            found = asyncio.run(people_at_once(stack.live_url, stack.token, stack.pids, made))
+        return replace(found, recallable=answer_to_recallable(traces))
+
+
+def answer_to_recallable(traces: Path) -> Distribution:
+    """Each capture's time from its stored answer to recallable, in ms, from a trace file."""
+    samples = []
+    for line in traces.read_text().splitlines():
+        span = json.loads(line)
+        waited = span.get("attributes", {}).get(RECALLABLE_ATTRIBUTE)
+        if span.get("service") == "memory" and waited is not None:
+            samples.append(float(waited))
+    return Distribution(samples or [0.0])
+
+
 def measure_load(sizes: Sequence[int] = SIZES) -> list[LoadFigures]:
     return [measure_people(size) for size in sizes]
 
@@ -524,9 +587,11 @@ SCENARIO = (
 _LEAST_S, _MOST_S = BURST_PAUSE_S
 BURST_SCENARIO = (
     f"{STACK}, fresh for this run, and says {BURST_SAYS} things of their own: a fact "
-    '("My locker number is 4817.", a different value for each person), '
+    '("My locker number is 4817.", a different value for each person, in one of '
+    f"{len(FACT_PHRASINGS)} phrasings), "
     f'{BURST_SAYS - 2} chat lines nobody else says ("{WHO[0]} {DID[0]} {WHEN[0]}."), then the '
-    'question ("What is my locker number?"). The first say comes within '
+    f'question ("What is my locker number?", "Can you tell me my locker number?", ...: one of '
+    f"{len(QUESTION_PHRASINGS)} phrasings). The first say comes within "
     f"{BURST_FIRST_SAY_WITHIN_S:.0f} s; each next one a uniformly random {_LEAST_S:.0f} to "
     f"{_MOST_S:.0f} s after the previous answer arrives, not on a clock. So the question comes "
     f"at least {(BURST_SAYS - 1) * _LEAST_S:.0f} s (about "
@@ -658,6 +723,39 @@ after the first say. {_errors_line([found])}
 BURST_COLUMNS = [name for name in COLUMNS if name != "turns/s"]
 
 
+def burst_goal_rows(found: LoadFigures) -> list[tuple[str, str, bool]]:
+    """The goals of the bursts: each say answered once and quickly, nearly every fact recalled,
+    and each turn recallable soon after its answer."""
+    answered, _, _ = turn_goal_rows(found)
+    t = found.tally
+    p50, p99 = found.latency.percentile(50), found.latency.percentile(99)
+    rows = [
+        answered,
+        (
+            f"p99 say to answer at most {GOAL_P99_MS / 1000:.0f} s",
+            f"p99 {p99:.0f} ms, p50 {p50:.0f} ms",
+            p99 <= GOAL_P99_MS and t.each_once,
+        ),
+        (
+            f"at least {GOAL_BURST_RECALLED:.1%} of facts recalled",
+            f"{found.facts_recalled} of {found.people} ({found.recalled_share:.1%}), "
+            f"{found.recalls_missed} recalls missed",
+            found.recalled_share >= GOAL_BURST_RECALLED,
+        ),
+    ]
+    if found.recallable is not None:
+        ready = found.recallable
+        rows.append(
+            (
+                f"p99 answer to recallable at most {GOAL_RECALLABLE_P99_MS / 1000:.0f} s",
+                f"p99 {ready.percentile(99):.0f} ms, p50 {ready.percentile(50):.0f} ms, over "
+                f"{len(ready.samples_ms)} turns",
+                ready.percentile(99) <= GOAL_RECALLABLE_P99_MS,
+            )
+        )
+    return rows
+
+
 def render_burst(found: LoadFigures) -> str:
     return f"""## Bursts: {found.people} people who talk in bursts
 
@@ -665,7 +763,12 @@ def render_burst(found: LoadFigures) -> str:
 
 {load_table([found], BURST_COLUMNS)}
 
-{goal_table(turn_goal_rows(found))}
+{goal_table(burst_goal_rows(found))}
+
+Answer to recallable is read off memory's capture spans (`violet.capture.answer_to_recallable_ms`):
+from the moment the session stored a turn's answer (its clock) to the moment memory committed the
+turn with the person's words recallable (memory's clock, the same machine's here). The stack
+writes every span to a file for this section, which costs some CPU of its own.
 
 While answers are quick, {found.people} people offer about
 {found.people / ((_LEAST_S + _MOST_S) / 2):.0f} says/s; says offered/s is what they sent over the

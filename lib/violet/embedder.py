@@ -38,9 +38,10 @@ MODEL_ID = "multilingual-e5-small-q4"
 # About the model's 512-token window. Longer texts are cut: the engine would embed every window
 # and average them, at over a second per window on a busy 2-core machine.
 MAX_TEXT_CHARS = 2000
-# Texts per engine call: a waiting query is delayed by one slice at most. The engine's CPU per
-# text is within 10% of that of 32-text batches from 8 texts on (2 cores).
-PASSAGE_SLICE = 8
+# Texts per engine call: a waiting query is delayed by one slice at most. The engine's cost per
+# text hardly falls with the batch (on an AMD EPYC, 49.7 ms a 15-token text alone, 47.6 two at a
+# time, 46.9 four, 46.1 eight, 46.5 thirty-two): four keep that wait under 200 ms there.
+PASSAGE_SLICE = 4
 # Threads the engine spreads a call over (OMP_NUM_THREADS, when set, decides instead). On 2 shared
 # cores a second thread made a 12-token query cost 22 ms of CPU instead of 15, for 1 ms less wait:
 # the threads mostly wait for each other and for the core the other services use.
@@ -131,15 +132,15 @@ class EngineTurns:
             return len(self._urgent if urgent else self._background)
 
     def query_wait_s(self, ahead: int = 0) -> float:
-        """About how long a query asked for now would take to be embedded: the rest of the call
-        under way, the queries ahead of it (those waiting here, or `ahead` when the caller
-        knows of more on their way), and its own."""
+        """About how long a query asked for now would wait for the engine: the rest of the
+        call under way and the queries ahead of it (those waiting here, or `ahead` when the
+        caller knows of more on their way). Nothing when the engine is free."""
         with self._changed:
             per_text = self._per_text_s
             left = 0.0
             if self._busy:
                 left = max(0.0, self._texts * per_text - (time.monotonic() - self._began))
-            return left + (max(ahead, len(self._urgent)) + 1) * per_text
+            return left + max(ahead, len(self._urgent)) * per_text
 
     def _next(self) -> object | None:
         if self._urgent:
@@ -219,8 +220,9 @@ class Embedder:
         return self._as_queries([text], urgent=True)[0]
 
     def query_wait_s(self, text: str, ahead: int = 0) -> float:
-        """About how long the query vector of `text` asked for now would take, with `ahead`
-        queries asked for before it (`EngineTurns`); nothing for a short text that is kept."""
+        """About how long the query of `text` asked for now would wait for the engine, with
+        `ahead` queries asked for before it (`EngineTurns`); nothing for a short text that is
+        kept."""
         cut = text[:MAX_TEXT_CHARS]
         if is_short(cut) and cut in self.short_texts:
             return 0.0

@@ -65,6 +65,7 @@ from memory.subjects import subject_of
 from memory.told import replaced, told_item
 from violet.clock import utc_now
 from violet.fallbacks import fallback
+from violet.faults import fault_point
 from violet.metrics import CAPTURE_PASS_LAG
 from violet.models import ModelClient, ModelError, origin
 from violet.tasks import cancel_all
@@ -146,12 +147,14 @@ class Capturer:
             kept = taken is not None and taken.item is not None and taken.item == ahead
             if point is not None and not kept:  # stored ahead for an item not kept
                 await asyncio.shield(self._vectors.delete(person, [point.id]))
+        fault_point("memory.capture_stored")
+        # A repeat too: the pass of the first may have died with its replica.
+        self.kick(person)
         if taken is None:
             log.info("a capture stored nothing: taken already, forgotten since, or being erased")
             return False
         if point is not None and taken.item is not None and taken.item == ahead:
             self._keep_latest(person, taken.item, point.vector)
-        self.kick(person)
         return True
 
     async def _turn_item_ahead(

@@ -27,8 +27,9 @@ from violet.fallbacks import fallback
 # Query vectors kept (1.5 KB each); the oldest go first. A captured message's vector is taken
 # out at capture, so this bounds the ones never captured and the ones captured elsewhere.
 KEPT_QUERIES = 4096
-# A query's vector is worth waiting this long for (`VIOLET_MEMORY_QUERY_WAIT_S`): a recall has
-# 5 s in all, and the answer's model call comes after it.
+# How long a query may wait for the engine behind other work (`VIOLET_MEMORY_QUERY_WAIT_S`): a
+# recall has 5 s in all, and the answer's model call comes after it. An engine that is free is
+# never too busy, however slow the machine.
 QUERY_WAIT_AT_MOST_S = 1.0
 # Queries that may wait for the engine at once on their threads; more wait for a thread. With the
 # wait bounded, few more than 1 s / 12 ms are ever asked for at once.
@@ -37,8 +38,8 @@ QUERY_THREADS = 32
 
 class QueryEmbedder(TextEmbedder, Protocol):
     def query_wait_s(self, text: str, ahead: int = 0) -> float:
-        """About how long the query vector of `text` asked for now would take, in seconds, with
-        `ahead` queries asked for before it."""
+        """About how long the query of `text` asked for now would wait for the engine, in
+        seconds, with `ahead` queries asked for before it."""
         ...
 
 

@@ -140,3 +140,75 @@ async def test_every_say_answered_every_job_reported_and_every_email_sent_once_a
         crash.say if not crash.email else f"send an email to {crash.email} saying hello"
         for crash in CRASHES
     )
+
+
+@dataclass(frozen=True)
+class CaptureCrash:
+    point: str
+    service: str  # the service that dies at the point
+    fact: str
+    question: str
+    value: str
+
+
+# Between a turn's answer and memory having its words: the session dies with the capture owed
+# and unsent; memory dies with the capture stored and its background pass not begun.
+CAPTURE_CRASHES = [
+    CaptureCrash(
+        "session.answer_stored",
+        "session",
+        "My locker number is 4817.",
+        "What is my locker number?",
+        "4817",
+    ),
+    CaptureCrash(
+        "memory.capture_stored",
+        "memory",
+        "My bike lock code is 5520.",
+        "What is my bike lock code?",
+        "5520",
+    ),
+]
+
+
+async def test_every_fact_said_is_recalled_once_across_crashes_between_answer_and_memory(
+    crashing: Stack,
+) -> None:
+    someone = "capture-crash-test"
+    phone = Phone(crashing.live_url, crashing.token(someone))
+    await phone.connect()
+    for crash in CAPTURE_CRASHES:
+        await asyncio.to_thread(arm, crashing, crash.point)
+        said = await phone.say(crash.fact)
+        died = await asyncio.to_thread(crashing.kill_all_when_one_dies, PHASE_TIMEOUT_S)
+        await asyncio.to_thread(arm, crashing, None)
+        await phone.drop()
+        assert died == crash.service, crashing.log(died)[-3000:]
+        await asyncio.to_thread(crashing.start)
+        await phone.connect()
+        await phone.until(lambda p, s=said: p.answers_to(s) and not p.unacked, PHASE_TIMEOUT_S)
+        await asyncio.to_thread(wait_until_settled, crashing)
+        await asyncio.to_thread(
+            eventually_blocking,
+            lambda: (
+                not crashing.rows(
+                    "memory", "SELECT 1 FROM captured_turns WHERE extracted_at IS NULL"
+                )
+            ),
+            "memory's passes done",
+            timeout_s=PHASE_TIMEOUT_S,
+        )
+
+    for crash in CAPTURE_CRASHES:
+        asked = await phone.say(crash.question)
+        await phone.until(lambda p, a=asked: p.answers_to(a), PHASE_TIMEOUT_S)
+        (answer,) = phone.answers_to(asked)
+        assert crash.value in answer["text"], crash
+    items = crashing.rows(
+        "memory",
+        "SELECT kind, text FROM memory_items WHERE person = :p AND superseded_by IS NULL",
+        p=someone,
+    )
+    for crash in CAPTURE_CRASHES:
+        made = [row.kind for row in items if crash.value in row.text]
+        assert sorted(made) == ["fact", "turn"], (crash, made)  # each made once

@@ -151,6 +151,8 @@ class FakeMemory:
     missing: bool = False
     # Captures fail as they do while memory is down.
     away: bool = False
+    # The person's words whose captures memory refuses for their content.
+    refused: set[str] = field(default_factory=set)
 
     async def recall(self, identity: Identity, query: str) -> Recollection:
         self.recalls.append((identity.person, query))
@@ -161,6 +163,8 @@ class FakeMemory:
     async def capture(self, identity: Identity, capture: Capture, answered_at: datetime) -> None:
         if self.away:
             raise CaptureFailed(grpc.StatusCode.UNAVAILABLE, "memory is away")
+        if capture.person_message in self.refused:
+            raise CaptureFailed(grpc.StatusCode.INVALID_ARGUMENT, "memory refuses these words")
         self.captured.append(
             Captured(
                 identity.person,

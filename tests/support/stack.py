@@ -31,11 +31,12 @@ STACKS: list[Stack] = []
 READY_TIMEOUT_S = 60.0
 
 # What is left to do while anything is: every one empty means nothing is left to answer, tell,
-# run or send, and only questions wait for the person.
+# run, send or capture, and only questions wait for the person.
 UNFINISHED = {
     "session": [
         "SELECT 1 FROM messages WHERE answered = false",
         "SELECT 1 FROM updates WHERE told_seq IS NULL",
+        "SELECT 1 FROM owed_captures",
     ],
     "worker": [
         "SELECT 1 FROM work_requests WHERE status IN ('pending', 'running')",
@@ -68,6 +69,10 @@ class Stack:
         env.update({f"VIOLET_{name.upper()}_ADDR": self.address(name) for name in SERVICES})
         env.update(VIOLET_HOME=str(self.home), VIOLET_SECRET=self.secret, VIOLET_DRAIN_S="2")
         env.update(VIOLET_SANDBOX_CACHE_DIR=str(SANDBOX_CACHE))
+        # The suite shares the machine with its stacks: memory waits for a query's vector as
+        # long as recall may take, so that a slow moment of the machine is not taken for an
+        # overloaded memory (its words-alone recall is tested in process, and in the bench).
+        env.update(VIOLET_MEMORY_QUERY_WAIT_S="5")
         env.update(self.extra_env)
         return env
 

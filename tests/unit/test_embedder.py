@@ -15,10 +15,12 @@ import pytest
 from tests.support.waiting import eventually, eventually_blocking
 from violet.embedder import (
     ENGINE_THREADS,
+    FIRST_PER_TEXT_S,
     MAX_TEXT_CHARS,
     PASSAGE_SLICE,
     Embedder,
     EmbedderUnavailable,
+    EngineTurns,
     get_embedder,
 )
 
@@ -356,3 +358,27 @@ def test_the_engine_runs_on_one_thread_unless_told_otherwise(
     Embedder()
 
     assert seen == [str(ENGINE_THREADS), "2"]
+
+
+def test_a_query_waits_for_nothing_on_a_free_engine_and_for_what_is_ahead_on_a_busy_one() -> None:
+    turns = EngineTurns()
+    assert turns.query_wait_s() == 0.0  # however slow a text is, nothing is ahead
+    assert turns.query_wait_s(ahead=3) == pytest.approx(3 * FIRST_PER_TEXT_S)
+    began = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with turns.turn(urgent=False, texts=4):
+            began.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    began.wait()
+    try:
+        # The rest of the 4 texts under way, then the query's own turn.
+        assert 0.0 < turns.query_wait_s() <= 4 * FIRST_PER_TEXT_S
+    finally:
+        release.set()
+        holder.join()
+    assert turns.query_wait_s() == 0.0

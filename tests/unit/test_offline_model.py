@@ -236,6 +236,10 @@ async def test_a_memory_question_with_no_match_says_she_does_not_know_yet(client
         ("whats my favourite colour", "My favourite colour is green"),
         ("What kind of coffee do I drink?", "I take my coffee black"),
         ("Do you remember my favourite colour?", "My favourite colour is green"),
+        ("Do you still know my favourite colour?", "My favourite colour is green"),
+        ("Can you tell me my favourite colour?", "My favourite colour is green"),
+        ("tell me again what my favourite colour is", "My favourite colour is green"),
+        ("Which coffee did I say I take?", "I take my coffee black"),
         ("how do I get to the moon?", None),
     ],
 )

@@ -48,11 +48,13 @@ _EMAIL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # Questions about the person: what/where/when/who/how is my X, what/how/where/when do I ... (or
-# does my X ...), do you remember my X.
+# does my X ...), do you (still) remember/know/have my X, (can you) tell me (what) my X (is).
 _MEMORY_QUESTION = re.compile(
     r"^(?:(?:what|where|when|who|how|which)(?:\s+is|\s+are|\s+was|'s|’s|s)\s+my\s+"
     r"|(?:what|how|where|when|which|who)\b(?:\s+[\w'’-]+){0,3}?\s+(?:do\s+i|did\s+i|does\s+my)\s+"
-    r"|(?:do|did)\s+you\s+(?:remember|know)\s+(?:what\s+|where\s+|when\s+)?(?:my|i)\s+)"
+    r"|(?:do|did)\s+you\s+(?:still\s+)?(?:remember|know|have)\s+(?:what\s+|where\s+|when\s+)?"
+    r"(?:my|i)\s+"
+    r"|tell\s+me\s+(?:again\s+)?(?:what\s+|where\s+|when\s+)?my\s+)"
     r"\S.*$",
     re.IGNORECASE | re.DOTALL,
 )

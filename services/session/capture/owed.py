@@ -201,11 +201,6 @@ class OwedCaptures:
                 .values(holder=None, until=None)
             )
 
-    async def drop(self, owed: Owed) -> None:
-        """Deletes a capture memory refused for good."""
-        with acting_for(owed.person):
-            await self._db.execute(delete(owed_captures).where(_OWED.id == owed.id))
-
     async def conversations(self) -> list[Conversations]:
         """Every conversation with captures owed."""
         grouped = select(

@@ -116,8 +116,7 @@ class CaptureSender:
                     if failure.code not in REFUSED_FOR_GOOD:
                         await self._owed.again(rows, backoff(head.attempts))
                         return
-                    fallback("capture_refused", str(failure), seq=head.seq)
-                    await self._owed.drop(head)
+                    fallback("capture_refused", str(failure), seq=head.seq)  # deleted as done
                 rows = await self._owed.done_then_next(head)
                 self._forget_leased(head.conversation_id, rows)
 
