@@ -22,6 +22,7 @@ from opentelemetry import trace
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway import frames, phrases
+from gateway.allowlist import NOT_ALLOWED_TEXT, NotAllowed
 from gateway.frames import (
     AccountRequest,
     DeleteRequest,
@@ -291,6 +292,8 @@ class LiveEndpoint:
             )
         except FrameError as error:
             await device.refuse(error.code, error.text, CLOSE_UNAUTHORIZED)
+        except NotAllowed:
+            await device.refuse("unauthorized", NOT_ALLOWED_TEXT, CLOSE_UNAUTHORIZED)
         except Unauthorized:
             await device.refuse(
                 "unauthorized",

@@ -10,6 +10,11 @@ issuers apart should the issuer ever change.
 The keys are fetched over HTTP without blocking the event loop, kept for a while, and fetched
 again early when a token names a key not among them (at most once a `refetch_min_s`, so tokens
 with made-up key ids cannot make Violet hammer the issuer).
+
+A valid token is not enough: the person must also be one the operator lets in
+(`VIOLET_OIDC_ALLOW`, `Allowlist`). With a public issuer anyone has an account, and every person
+who signs in spends on the operator's key; so with no one listed, no one signs in through the
+issuer, and one not listed is refused in plain words before anything of theirs is made.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 import httpx
 import jwt
 
+from gateway.allowlist import Allowlist, NotAllowed
 from gateway.settings import checked_url
 from violet.identity import ISSUED_PERSON_PREFIX, Identity, Unauthorized
 
@@ -115,6 +121,7 @@ class OidcIssuer:
         issuer: str,
         audience: str,
         client: httpx.AsyncClient,
+        allowed: Allowlist,
         jwks_url: str = "",
         person_claim: str = "sub",
         leeway_s: float = 30,
@@ -123,6 +130,7 @@ class OidcIssuer:
     ) -> None:
         self.issuer = issuer
         self._audience = audience
+        self.allowed = allowed
         self._client = client
         self._jwks_url = jwks_url
         self._person_claim = person_claim
@@ -162,6 +170,8 @@ class OidcIssuer:
             raise Unauthorized(str(error)) from None
         if nonce is not None and claims.get("nonce") != nonce:
             raise Unauthorized("the token was issued for another sign-in")
+        if not self.allowed.lets_in(claims):
+            raise NotAllowed("the operator does not let this person sign in")
         value = claims.get(self._person_claim)
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_PERSON_CHARS:
             raise Unauthorized(f"the token's {self._person_claim!r} claim names no person")

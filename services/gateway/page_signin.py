@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from gateway.allowlist import NOBODY_ALLOWED_TEXT, NOT_ALLOWED_TEXT, NotAllowed
 from gateway.oidc import IssuerUnreachable, OidcIssuer
 from violet.identity import Unauthorized
 
@@ -54,6 +55,8 @@ class PageSignIn:
         """Where the page sends the person to sign in, and as which client."""
         if self._issuer is None:
             return _problem(NOT_CONFIGURED, 404)
+        if self._issuer.allowed.nobody:
+            return _problem(NOBODY_ALLOWED_TEXT, 403)
         try:
             authorize = await self._issuer.endpoint("authorization_endpoint")
         except IssuerUnreachable as error:
@@ -92,6 +95,9 @@ class PageSignIn:
         except IssuerUnreachable as error:
             log.warning("a sign-in could not be exchanged", extra={"error": str(error)})
             return _problem(AWAY, 503)
+        except NotAllowed:
+            log.info("a sign-in was refused: the person is not let in")
+            return _problem(NOT_ALLOWED_TEXT, 403)
         except Unauthorized as error:
             log.info("a sign-in was refused", extra={"error": str(error)})
             return _problem(REFUSED, 401)

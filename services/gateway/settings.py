@@ -2,6 +2,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from gateway.allowlist import Allowlist
 from violet.settings import CommonSettings
 
 # Hosts an issuer may be reached on over plain http: the machine itself, never a network.
@@ -36,6 +37,11 @@ class GatewaySettings(CommonSettings):
     oidc_audience: str = Field(
         default="", description="The `aud` the issuer's tokens must carry: Violet's client id."
     )
+    oidc_allow: str = Field(
+        default="",
+        description="Who may sign in through the issuer: email addresses, @domains or "
+        "claim=value pairs, comma-separated; empty: nobody.",
+    )
     oidc_client_secret: str = Field(
         default="",
         description="The web page's client secret at the issuer, if it is a confidential client.",
@@ -59,6 +65,12 @@ class GatewaySettings(CommonSettings):
     oidc_refetch_min_s: int = Field(
         default=60, ge=1, description="Least time between refetches for a token's unknown key."
     )
+
+    @field_validator("oidc_allow")
+    @classmethod
+    def allow_is_readable(cls, value: str) -> str:
+        Allowlist.parse(value)  # its ValueError says which entry is wrong
+        return value
 
     @field_validator("oidc_issuer", "oidc_jwks_url")
     @classmethod

@@ -4,12 +4,17 @@ are HS256, an issuer's RS256 or ES256), so each is checked only by its own verif
 
 from __future__ import annotations
 
+import logging
+
 import httpx
 import jwt
 
+from gateway.allowlist import Allowlist
 from gateway.oidc import ALGORITHMS, OidcIssuer
 from gateway.settings import GatewaySettings
 from violet.identity import ALGORITHM, Unauthorized, is_issued_person, verify_token
+
+log = logging.getLogger(__name__)
 
 
 class SignIn:
@@ -38,10 +43,18 @@ def issuer_from(settings: GatewaySettings, client: httpx.AsyncClient) -> OidcIss
     """The configured OpenID Connect issuer, if any."""
     if not settings.oidc_issuer:
         return None
+    allowed = Allowlist.parse(settings.oidc_allow)
+    if allowed.nobody:
+        log.warning(
+            "Nobody may sign in through %s yet: VIOLET_OIDC_ALLOW names no one. Set it to the "
+            "email addresses, @domains or claim=value pairs of the people Violet is for.",
+            settings.oidc_issuer,
+        )
     return OidcIssuer(
         settings.oidc_issuer,
         settings.oidc_audience,
         client,
+        allowed,
         jwks_url=settings.oidc_jwks_url,
         person_claim=settings.oidc_person_claim,
         leeway_s=settings.oidc_leeway_s,

@@ -600,6 +600,7 @@ def test_sign_in_through_an_issuer_and_its_client_secret_reach_the_gateway_and_o
     assert config["VIOLET_OIDC_ISSUER"] == issuer["issuer"]
     assert config["VIOLET_OIDC_AUDIENCE"] == issuer["audience"]
     assert config["VIOLET_OIDC_PERSON_CLAIM"] == "sub"
+    assert config["VIOLET_OIDC_ALLOW"] == ",".join(issuer["allow"])
     policies = {p["metadata"]["name"]: p for p in everything.of_kind("NetworkPolicy")}
     issuer_ports = {"ports": [{"port": 443, "protocol": "TCP"}]}
     gateway_egress = policies[f"{RELEASE}-gateway"]["spec"]["egress"]

@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 
 from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
-from tests.support.oidc import AUDIENCE, LocalIssuer
+from tests.support.oidc import AUDIENCE, DOMAIN, LocalIssuer
 from tests.support.stack import SERVICES, running_stack
 from tests.support.waiting import eventually_blocking
 
@@ -267,7 +267,11 @@ def test_a_person_signs_in_through_the_identity_provider_in_the_browser(
     browser: Any, tmp_path: Path
 ) -> None:
     with LocalIssuer() as issuer:
-        env = {"VIOLET_OIDC_ISSUER": issuer.url, "VIOLET_OIDC_AUDIENCE": AUDIENCE}
+        env = {
+            "VIOLET_OIDC_ISSUER": issuer.url,
+            "VIOLET_OIDC_AUDIENCE": AUDIENCE,
+            "VIOLET_OIDC_ALLOW": f"@{DOMAIN}",
+        }
         with running_stack(tmp_path / "home", "sqlite", env=env) as stack:
             browser.get(stack.http_url + "/")
             wait_for(browser, lambda: visible(browser, "#provider-sign-in")).click()

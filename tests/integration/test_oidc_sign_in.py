@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from gateway.allowlist import NOT_ALLOWED_TEXT
+from gateway.oidc import issued_person
 from tests.conftest import running_stack
 from tests.support.device import Device
-from tests.support.oidc import AUDIENCE, LocalIssuer
+from tests.support.oidc import AUDIENCE, DOMAIN, LocalIssuer
 from tests.support.stack import Stack
 
 
@@ -25,7 +27,11 @@ def issuer() -> Iterator[LocalIssuer]:
 def signed_in_stack(
     issuer: LocalIssuer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    env = {"VIOLET_OIDC_ISSUER": issuer.url, "VIOLET_OIDC_AUDIENCE": AUDIENCE}
+    env = {
+        "VIOLET_OIDC_ISSUER": issuer.url,
+        "VIOLET_OIDC_AUDIENCE": AUDIENCE,
+        "VIOLET_OIDC_ALLOW": f"@{DOMAIN}",
+    }
     home: Path = tmp_path_factory.mktemp("violet-oidc")
     with running_stack(home, "sqlite", env=env) as stack:
         yield stack
@@ -73,3 +79,24 @@ async def test_a_refused_issuer_token_gets_the_plain_unauthorized_error(
         "code": "unauthorized",
         "text": "That sign-in has expired or is not valid. Please sign in again.",
     }
+
+
+async def test_a_person_the_operator_does_not_let_in_is_told_so_and_nothing_of_theirs_is_made(
+    signed_in_stack: Stack, issuer: LocalIssuer
+) -> None:
+    stranger = issuer.token("stranger", email="stranger@gmail.example")
+    device = await Device.connect(signed_in_stack.live_url)
+    await device.send({"type": "hello", "token": stranger, "since": 0})
+    assert await device.next() == {
+        "type": "error",
+        "code": "unauthorized",
+        "text": NOT_ALLOWED_TEXT,
+    }
+    person = issued_person(issuer.url, "stranger")
+    for table in ("conversations", "devices", "pseudonym_keys"):
+        made = signed_in_stack.rows("session", f"SELECT 1 FROM {table} WHERE person = :p", p=person)
+        assert made == [], table
+    unverified = issuer.token("stranger", email_verified=False)  # an address of the domain
+    device = await Device.connect(signed_in_stack.live_url)
+    await device.send({"type": "hello", "token": unverified, "since": 0})
+    assert (await device.next())["text"] == NOT_ALLOWED_TEXT

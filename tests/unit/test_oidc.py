@@ -16,10 +16,11 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from pydantic import ValidationError
 
+from gateway.allowlist import Allowlist, NotAllowed
 from gateway.oidc import IssuerUnreachable, KeySet, OidcIssuer, issued_person
 from gateway.settings import GatewaySettings
 from gateway.signin import SignIn
-from tests.support.oidc import AUDIENCE, LocalIssuer
+from tests.support.oidc import ALLOWED, AUDIENCE, LocalIssuer
 from violet.identity import Unauthorized, issue_token
 
 SECRET = "a-test-secret-that-is-long-enough-for-hs256"
@@ -44,7 +45,7 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 def oidc(local_issuer: LocalIssuer, client: httpx.AsyncClient) -> OidcIssuer:
-    return OidcIssuer(local_issuer.url, AUDIENCE, client)
+    return OidcIssuer(local_issuer.url, AUDIENCE, client, ALLOWED)
 
 
 @pytest.mark.parametrize("kind", ["rsa", "ec"])
@@ -59,11 +60,12 @@ async def test_a_token_of_the_issuer_signs_its_person_in(
 async def test_the_person_comes_from_the_configured_claim(
     local_issuer: LocalIssuer, client: httpx.AsyncClient
 ) -> None:
-    by_email = OidcIssuer(local_issuer.url, AUDIENCE, client, person_claim="email")
+    allowed = Allowlist.parse("sub=248289761001")
+    by_email = OidcIssuer(local_issuer.url, AUDIENCE, client, allowed, person_claim="email")
     token = local_issuer.token("248289761001", email="ana@example.com")
     assert (await by_email.verify(token)).person.endswith(":ana@example.com")
     with pytest.raises(Unauthorized, match="names no person"):
-        await by_email.verify(local_issuer.token("248289761001"))
+        await by_email.verify(local_issuer.token("248289761001", email=None))
 
 
 async def test_people_of_two_issuers_never_share_a_name() -> None:
@@ -150,7 +152,7 @@ async def test_an_unreachable_issuer_is_told_apart_from_a_bad_token(
 ) -> None:
     with LocalIssuer() as gone:
         url = gone.url
-    unreachable = OidcIssuer(url, AUDIENCE, client)
+    unreachable = OidcIssuer(url, AUDIENCE, client, ALLOWED)
     with pytest.raises(IssuerUnreachable):
         await unreachable.verify(local_issuer.token("alice"))
 
@@ -247,3 +249,56 @@ def test_a_client_secret_or_a_keys_address_needs_an_issuer(
     monkeypatch.setenv("VIOLET_OIDC_ISSUER", "https://id.example.com")
     monkeypatch.setenv("VIOLET_OIDC_AUDIENCE", "violet")
     assert GatewaySettings().oidc_client_secret == "a-secret"
+
+
+def test_who_may_sign_in_is_read_from_addresses_domains_and_claims() -> None:
+    allowed = Allowlist.parse(" Ana@Example.org, @school.example , groups=violet,tid=42 ")
+    assert allowed.emails == {"ana@example.org"} and allowed.domains == {"@school.example"}
+    assert allowed.claims == {("groups", "violet"), ("tid", "42")}
+    assert Allowlist.parse("").nobody and Allowlist.parse(" , ").nobody
+
+
+@pytest.mark.parametrize("entry", ["ana", "ana@", "=violet", "groups=", "@localhost"])
+def test_an_entry_that_names_nobody_is_refused_in_plain_words(entry: str) -> None:
+    with pytest.raises(ValueError, match="email address|claim and a value"):
+        Allowlist.parse(entry)
+
+
+@pytest.mark.parametrize(
+    ("claims", "let_in"),
+    [
+        ({"email": "ANA@example.org", "email_verified": True}, True),
+        ({"email": "bo@school.example", "email_verified": True}, True),
+        ({"email": "ana@example.org", "email_verified": False}, False),  # not verified
+        ({"email": "ana@example.org"}, False),  # nor said to be
+        ({"email": "eve@notschool.example", "email_verified": True}, False),
+        ({"email": "eve@evil.example", "email_verified": True, "groups": ["violet"]}, True),
+        ({"groups": "violet-admins"}, False),
+        ({"tid": 42}, True),
+        ({"sub": "someone"}, False),
+    ],
+)
+def test_a_person_is_let_in_by_a_verified_address_their_domain_or_a_claim(
+    claims: dict, let_in: bool
+) -> None:
+    allowed = Allowlist.parse("ana@example.org,@school.example,groups=violet,tid=42")
+    assert allowed.lets_in(claims) is let_in
+    assert not Allowlist().lets_in(claims)  # nobody
+
+
+async def test_a_valid_token_of_a_person_not_let_in_is_refused_as_not_allowed(
+    local_issuer: LocalIssuer, client: httpx.AsyncClient
+) -> None:
+    only_ana = OidcIssuer(local_issuer.url, AUDIENCE, client, Allowlist.parse("ana@example.org"))
+    with pytest.raises(NotAllowed):
+        await only_ana.verify(local_issuer.token("mallory"))
+    token = local_issuer.token("ana-sub", email="ana@example.org")
+    assert (await only_ana.verify(token)).person.endswith(":ana-sub")
+
+
+def test_the_setting_says_which_entry_of_who_may_sign_in_is_wrong(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VIOLET_OIDC_ALLOW", "@example.org, ana")
+    with pytest.raises(ValidationError, match="'ana' is not an email address"):
+        GatewaySettings()

@@ -11,10 +11,11 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from gateway.allowlist import NOBODY_ALLOWED_TEXT, NOT_ALLOWED_TEXT, Allowlist
 from gateway.oidc import OidcIssuer, issued_person
 from gateway.page_signin import AWAY, BAD_REQUEST, NOT_CONFIGURED, REFUSED, PageSignIn
 from gateway.signin import SignIn
-from tests.support.oidc import AUDIENCE, LocalIssuer, s256
+from tests.support.oidc import ALLOWED, AUDIENCE, LocalIssuer, s256
 
 PAGE = "http://violet.test"
 SECRET = "a-test-secret-that-is-long-enough-for-hs256"
@@ -78,7 +79,7 @@ class Page:
 
 @pytest.fixture
 async def page(local_issuer: LocalIssuer, issuer_client: httpx.AsyncClient) -> AsyncIterator[Page]:
-    async with gateway(OidcIssuer(local_issuer.url, AUDIENCE, issuer_client)) as client:
+    async with gateway(OidcIssuer(local_issuer.url, AUDIENCE, issuer_client, ALLOWED)) as client:
         yield Page(client, issuer_client)
 
 
@@ -112,7 +113,7 @@ async def test_a_sign_in_at_the_issuer_gives_the_page_a_token_that_says_hello(
     answer = await page.exchange(back["code"])
     assert answer.status_code == 200
     assert answer.headers["cache-control"] == "no-store"
-    sign_in = SignIn(SECRET, OidcIssuer(local_issuer.url, AUDIENCE, issuer_client))
+    sign_in = SignIn(SECRET, OidcIssuer(local_issuer.url, AUDIENCE, issuer_client, ALLOWED))
     person = await sign_in.person(answer.json()["token"])
     assert person == issued_person(local_issuer.url, "web-person")
 
@@ -169,7 +170,7 @@ async def test_what_the_page_would_never_send_is_refused_in_plain_words(
 async def test_a_confidential_client_exchanges_with_its_secret(
     confidential_issuer: LocalIssuer, issuer_client: httpx.AsyncClient
 ) -> None:
-    oidc = OidcIssuer(confidential_issuer.url, AUDIENCE, issuer_client)
+    oidc = OidcIssuer(confidential_issuer.url, AUDIENCE, issuer_client, ALLOWED)
     for secret, status in (("the-client-secret", 200), ("", 401), ("a-guess", 401)):
         async with gateway(oidc, secret) as client:
             page = Page(client, issuer_client)
@@ -182,7 +183,7 @@ async def test_an_issuer_that_cannot_be_reached_is_told_as_a_moment_away(
 ) -> None:
     with LocalIssuer() as gone:
         url = gone.url
-    async with gateway(OidcIssuer(url, AUDIENCE, issuer_client)) as client:
+    async with gateway(OidcIssuer(url, AUDIENCE, issuer_client, ALLOWED)) as client:
         provider = await client.get("/sign-in/provider")
         token = await client.post(
             "/sign-in/token",
@@ -190,3 +191,26 @@ async def test_an_issuer_that_cannot_be_reached_is_told_as_a_moment_away(
         )
     for answer in (provider, token):
         assert (answer.status_code, answer.json()) == (503, {"error": AWAY})
+
+
+async def test_with_nobody_let_in_the_page_says_so_and_offers_no_sign_in_through_an_account(
+    local_issuer: LocalIssuer, issuer_client: httpx.AsyncClient
+) -> None:
+    async with gateway(
+        OidcIssuer(local_issuer.url, AUDIENCE, issuer_client, Allowlist())
+    ) as client:
+        answer = await client.get("/sign-in/provider")
+    assert answer.status_code == 403
+    assert answer.json() == {"error": NOBODY_ALLOWED_TEXT}
+
+
+async def test_a_person_not_let_in_is_told_so_and_gets_no_token(
+    local_issuer: LocalIssuer, issuer_client: httpx.AsyncClient
+) -> None:
+    only_ana = OidcIssuer(local_issuer.url, AUDIENCE, issuer_client, Allowlist.parse("ana@x.org"))
+    async with gateway(only_ana) as client:
+        page = Page(client, issuer_client)
+        back = await page.code()
+        answer = await page.exchange(back["code"])
+    assert answer.status_code == 403
+    assert answer.json() == {"error": NOT_ALLOWED_TEXT}

@@ -86,6 +86,8 @@ async function offerProvider() {
   try {
     const answer = await fetch("/sign-in/provider");
     if (answer.ok) provider = await answer.json();
+    // Set up, but open to nobody yet: the page says so, and the code still works.
+    else if (answer.status === 403) el("sign-in-note").textContent = (await answer.json()).error;
   } catch (_) {
     // No provider to offer: the code still works.
   }

@@ -293,6 +293,7 @@ OTEL_EXPORTER_OTLP_PROTOCOL: {{ $root.Values.telemetry.otlpProtocol | quote }}
 VIOLET_OIDC_ISSUER: {{ .issuer | quote }}
 VIOLET_OIDC_AUDIENCE: {{ .audience | quote }}
 VIOLET_OIDC_PERSON_CLAIM: {{ .personClaim | quote }}
+VIOLET_OIDC_ALLOW: {{ join "," .allow | quote }}
 {{- with .jwksUrl }}
 VIOLET_OIDC_JWKS_URL: {{ . | quote }}
 {{- end }}
