@@ -35,6 +35,8 @@ from typing import Any
 import grpc
 import jwt
 
+from violet.secret_files import made_once
+
 ALGORITHM = "HS256"
 ISSUER = "violet"
 INTERNAL_AUDIENCE = "violet-internal"
@@ -84,18 +86,7 @@ def resolve_secret(configured: str, home: Path) -> str:
     """The configured secret, or the one kept in `home` (made once, on first use)."""
     if configured:
         return configured
-    path = home / "secret"
-    if path.exists():
-        return path.read_text().strip()
-    home.mkdir(parents=True, exist_ok=True)
-    candidate = secrets.token_urlsafe(32)
-    try:
-        with path.open("x") as file:  # two services starting at once agree on one secret
-            file.write(candidate)
-        path.chmod(0o600)
-    except FileExistsError:
-        pass
-    return path.read_text().strip()
+    return made_once(home / "secret", lambda: secrets.token_urlsafe(32)).strip()
 
 
 # Derived once per secret: every call served checks a token against this key.

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import hashlib
 import os
 import re
@@ -25,6 +24,8 @@ from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from violet.secret_files import made_once
 
 KEY_BYTES = 32  # AES-256
 NONCE_BYTES = 12  # what AES-GCM is specified for
@@ -213,17 +214,5 @@ def resolve_keyring(configured: str, home: Path) -> Keyring:
     if configured:
         return parse_keyring(configured)
     path = home / LOCAL_FILE
-    if not path.exists():
-        home.mkdir(parents=True, exist_ok=True)
-        # Written owner-only aside, then linked in whole: two services starting at once agree
-        # on one, and neither ever reads the file before its key is in it.
-        written = path.with_name(f"{LOCAL_FILE}.{secrets.token_hex(8)}")
-        descriptor = os.open(written, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(descriptor, "w") as file:
-                file.write(new_entry() + "\n")
-            with contextlib.suppress(FileExistsError):
-                os.link(written, path)
-        finally:
-            written.unlink()
+    made_once(path, lambda: new_entry() + "\n")
     return LocalKeyring(path)

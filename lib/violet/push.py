@@ -19,13 +19,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import contextlib
 import enum
 import ipaddress
 import json
 import logging
-import os
-import secrets
+import re
 import socket
 import time
 from dataclasses import dataclass, replace
@@ -42,6 +40,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import jwt as vapid_jwt
 
 from violet.public_net import NotPublic, is_public, public_transport
+from violet.secret_files import made_once
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +52,10 @@ MAX_PAYLOAD_BYTES = 4096
 # sender's public key 65), the padding delimiter 1 and the authentication tag 16.
 _ENCRYPTION_OVERHEAD = 86 + 1 + 16
 MAX_NOTICE_BYTES = MAX_PAYLOAD_BYTES - _ENCRYPTION_OVERHEAD
+# A push service's Retry-After is honoured up to a day: past it (or in a form no one can read),
+# the notifier's own backoff decides.
+RETRY_AFTER_AT_MOST_S = 86_400.0
+_SECONDS = re.compile(r"[0-9]{1,64}")
 VAPID_TOKEN_TTL_S = 12 * 3600  # push services refuse tokens valid for more than 24 hours
 VAPID_FILE = "vapid.pem"
 SHORTENED = "…"
@@ -189,18 +192,7 @@ def resolve_vapid(configured: str, home: Path) -> VapidKeys:
     """The configured key (PEM text), or the one kept in `home` (made once, on first use)."""
     if configured.strip():
         return VapidKeys.from_pem(configured)
-    path = home / VAPID_FILE
-    if not path.exists():
-        home.mkdir(parents=True, exist_ok=True)
-        # Written whole beside it, then linked in place: two replicas starting at once agree on
-        # one key, and neither reads a half-written file.
-        made = home / f".{VAPID_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
-        with os.fdopen(os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
-            file.write(VapidKeys.generate().pem())
-        with contextlib.suppress(FileExistsError):
-            os.link(made, path)
-        made.unlink()
-    return VapidKeys.from_pem(path.read_text())
+    return VapidKeys.from_pem(made_once(home / VAPID_FILE, lambda: VapidKeys.generate().pem()))
 
 
 # --- Checking what a browser hands over -------------------------------------------------------
@@ -478,16 +470,18 @@ def _outcome(response: httpx.Response, host: str | None, said: str) -> Sent:
 
 
 def _retry_after_s(value: str | None) -> float | None:
-    """Seconds to wait, from a Retry-After header: a number of seconds, or an HTTP date."""
+    """Seconds to wait, from a Retry-After header: a number of seconds (ASCII digits only), or an
+    HTTP date; never more than a day, whatever the push service asks. None when it is neither:
+    the sender's own backoff applies."""
     if not value or not value.strip():
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if _SECONDS.fullmatch(value):
+        return min(float(value), RETRY_AFTER_AT_MOST_S)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return min(max(0.0, (when - datetime.now(UTC)).total_seconds()), RETRY_AFTER_AT_MOST_S)

@@ -250,6 +250,27 @@ async def test_retry_after_may_be_a_date(service: LocalPushService, pusher: Push
     assert sent.retry_after_s is not None and 80 <= sent.retry_after_s <= 90
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "wait_s"),
+    [
+        ("²", None),  # a digit to Python, a number to nobody
+        ("-1", None),
+        ("1.5", None),
+        ("99999999999999", 86_400.0),  # a day at most
+        ("Fri, 01 Jan 2099 00:00:00 GMT", 86_400.0),
+        ("Mon, 01 Jan 2001 00:00:00 GMT", 0.0),
+        ("Mon, 99 Zzz 2001 99:99:99 GMT", None),
+    ],
+)
+async def test_a_retry_after_is_read_within_bounds_and_never_raises(
+    service: LocalPushService, pusher: Pusher, retry_after: str, wait_s: float | None
+) -> None:
+    subscription = service.subscription("odd-retry-after")
+    service.fail_next(subscription["endpoint"], 503, retry_after)
+    sent = await pusher.push(address_of(subscription), NOTICE)
+    assert (sent.outcome, sent.retry_after_s) == (Outcome.RETRY, wait_s)
+
+
 async def test_a_dead_push_service_means_retry(service: LocalPushService, pusher: Pusher) -> None:
     subscription = {**service.subscription("dead"), "endpoint": "http://127.0.0.1:9/push/dead"}
     sent = await pusher.push(address_of(subscription), NOTICE)
