@@ -19,7 +19,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from gateway.archive import ArchiveDownload
-from gateway.limits import SayLimiter, SaysInFlight
+from gateway.limits import PersonLimiter, SaysInFlight
 from gateway.live import LiveEndpoint
 from gateway.page_signin import PageSignIn
 from gateway.settings import GatewaySettings
@@ -102,7 +102,7 @@ def create_app(settings: GatewaySettings, peers: Peers) -> Starlette:
         peers,
         secret,
         (
-            SayLimiter(settings.says_per_minute, settings.say_burst),
+            PersonLimiter.per_minute(settings.says_per_minute, settings.say_burst),
             SaysInFlight(settings.says_in_flight),
         ),
         settings.hello_timeout_s,

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from gateway import phrases
+from gateway.limits import EXPORTS_PER_HOUR, PersonLimiter
 from gateway.live import issued_at
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 NOT_SIGNED_IN = "That sign-in has expired or is not valid. Please sign in again."
 AWAY = "Your data can't be gathered right now. Please try again in a few minutes."
 SIGN_IN_AWAY = "Violet can't check your sign-in right now. Please try again in a moment."
+TOO_MANY = "You've downloaded your data several times in the last hour. Please try again later."
 
 Call = grpc.aio.UnaryStreamCall[persons_pb2.ExportArchiveRequest, persons_pb2.ArchiveChunk]
 
@@ -67,6 +69,7 @@ class ArchiveDownload:
         self._secret = secret
         self._sign_in = sign_in
         self._clock = clock
+        self._exports = PersonLimiter.per_hour(EXPORTS_PER_HOUR)
 
     async def export(self, request: Request) -> Response:
         token = bearer(request)
@@ -77,6 +80,8 @@ class ArchiveDownload:
         except IssuerUnreachable as error:
             log.warning("a sign-in could not be checked", extra={"error": str(error)})
             return _problem(SIGN_IN_AWAY, 503)
+        if not self._exports.allow(person):
+            return _problem(TOO_MANY, 429)
         stub = self._peers.stub("session", persons_pb2_grpc.YourDataStub)
         call: Call = stub.Export(
             persons_pb2.ExportArchiveRequest(signed_in_at_unix=issued_at(token)),

@@ -1,5 +1,6 @@
-"""Limits on says at the gateway: per person, a token bucket shared by the person's devices on a
-replica; per replica, a bound on the says whose answers are still to come."""
+"""Limits at the gateway, each per gateway replica: per person, a token bucket shared by the
+person's devices (for says, for keys tried, for archives downloaded); and a bound on the says
+whose answers are still to come."""
 
 from __future__ import annotations
 
@@ -13,11 +14,27 @@ class _Bucket:
     refilled_at: float = field(default_factory=time.monotonic)
 
 
-class SayLimiter:
-    def __init__(self, per_minute: int, burst: int) -> None:
-        self._rate = per_minute / 60.0
+# A key tried costs two model calls (a free key checker otherwise), an archive a pass over all
+# of a person's data: a handful an hour is plenty for a person, and little for anyone abusing it.
+KEY_SETS_PER_HOUR = 5
+EXPORTS_PER_HOUR = 3
+
+
+class PersonLimiter:
+    """A token bucket per person: `burst` at once, one more every 1 / `per_s` seconds."""
+
+    def __init__(self, per_s: float, burst: int) -> None:
+        self._rate = per_s
         self._burst = burst
         self._buckets: dict[str, _Bucket] = {}
+
+    @classmethod
+    def per_minute(cls, count: int, burst: int) -> PersonLimiter:
+        return cls(count / 60.0, burst)
+
+    @classmethod
+    def per_hour(cls, count: int) -> PersonLimiter:
+        return cls(count / 3600.0, count)
 
     def allow(self, person: str) -> bool:
         bucket = self._buckets.setdefault(person, _Bucket(tokens=self._burst))

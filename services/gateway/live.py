@@ -33,7 +33,7 @@ from gateway.frames import (
     PushRequest,
     Say,
 )
-from gateway.limits import SayLimiter, SaysInFlight
+from gateway.limits import KEY_SETS_PER_HOUR, PersonLimiter, SaysInFlight
 from gateway.notifications import PushFrames
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
@@ -186,7 +186,7 @@ class LiveEndpoint:
         self,
         peers: Peers,
         secret: str,
-        limits: tuple[SayLimiter, SaysInFlight],
+        limits: tuple[PersonLimiter, SaysInFlight],
         hello_timeout_s: float,
         sign_in: SignIn | None = None,
     ) -> None:
@@ -197,6 +197,7 @@ class LiveEndpoint:
         self._secret = secret
         self._sign_in = sign_in or SignIn(secret)
         self._limiter, self._in_flight = limits
+        self._key_sets = PersonLimiter.per_hour(KEY_SETS_PER_HOUR)
         self._hello_timeout_s = hello_timeout_s
         self._push = PushFrames(peers)
 
@@ -453,6 +454,8 @@ class LiveEndpoint:
 
     async def _account(self, device: Device, person: str, request: AccountRequest) -> None:
         """The person's own key and month: shown, set (checked first) or removed."""
+        if request.action == "set_key" and not self._key_sets.allow(person):
+            raise FrameError("rate_limited", phrases.KEY_SETS_TOO_MANY)
         stub = self._peers.stub("session", accounts_pb2_grpc.AccountsStub)
         metadata = self._internal(person)
         calls: dict[str, Callable[[], Awaitable[accounts_pb2.AccountReply]]] = {

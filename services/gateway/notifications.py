@@ -9,7 +9,7 @@ import grpc
 
 from gateway import frames, phrases
 from gateway.frames import FrameError, PushRequest
-from gateway.limits import SayLimiter
+from gateway.limits import PersonLimiter
 from violet.channels import Peers
 from violet.v1 import notifications_pb2, notifications_pb2_grpc
 
@@ -24,7 +24,7 @@ Metadata = tuple[tuple[str, str], ...]
 class PushFrames:
     def __init__(self, peers: Peers) -> None:
         self._peers = peers
-        self._changes = SayLimiter(CHANGES_PER_MINUTE, CHANGES_BURST)
+        self._changes = PersonLimiter.per_minute(CHANGES_PER_MINUTE, CHANGES_BURST)
 
     async def answer(self, person: str, request: PushRequest, metadata: Metadata) -> str:
         """The `push` frame for the device after its request; FrameError when it was refused."""

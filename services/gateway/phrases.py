@@ -102,6 +102,14 @@ NOT_A_KEY: Phrase = {
     "fr": "Cela ne ressemble pas à une clé : c'est un seul mot, sans espaces.",
     "de": "Das sieht nicht wie ein Schlüssel aus: ein Wort, ohne Leerzeichen.",
 }
+KEY_SETS_TOO_MANY: Phrase = {
+    "en": "You've tried several keys in the last hour. Please wait a while and try again.",
+    "pt": "Você tentou várias chaves na última hora. Espere um pouco e tente de novo.",
+    "es": "Has probado varias claves en la última hora. Espera un rato y vuelve a intentarlo.",
+    "fr": "Vous avez essayé plusieurs clés cette dernière heure. Attendez un peu et réessayez.",
+    "de": "Sie haben in der letzten Stunde mehrere Schlüssel versucht. Bitte warten Sie etwas "
+    "und versuchen Sie es dann noch einmal.",
+}
 ACCOUNT_AWAY: Phrase = {
     "en": "Your key page can't be shown right now. Please try again in a moment.",
     "pt": "A sua página da chave não pode ser mostrada agora. Tente de novo daqui a pouco.",

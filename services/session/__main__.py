@@ -45,6 +45,7 @@ from violet import database
 from violet.channels import Peers
 from violet.identity import resolve_secret
 from violet.keyring import resolve_keyring
+from violet.language import ENGLISH
 from violet.models.factory import personal_model_client
 from violet.models.usage import UsageBatches
 from violet.push import WebPusher, resolve_vapid
@@ -78,11 +79,13 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     store = ConversationStore.open(db, notify=database.is_postgres(url))
     secret = resolve_secret(settings.secret, settings.home)
     usage = UsageBatches(lambda person, rows: accounts.record_usage(person, rows))
+    standing = Standing(db, secret)
     accounts = Accounts(
         db,
         resolve_keyring(settings.key_encryption_keys, settings.home),
         account_rules(settings),
         key_check(settings, usage),
+        standing,
         quiet_s=settings.key_cache_s,
     )
     model = personal_model_client(settings, accounts, usage)
@@ -110,7 +113,6 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         Replica(replica, secret, lock),
         backlog=settings.turn_backlog,
     )
-    standing = Standing(db, secret)
     presence = Presence(db)
     service = SessionService(
         store, runner, feed, activity, memory, secret, standing, Devices(), presence
@@ -129,7 +131,9 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
 
     async def language_of(person: str) -> str:
-        conversation = await store.conversations.conversation_of(person)
+        conversation = await store.conversations.found(person)
+        if conversation is None:
+            return ENGLISH
         newest = await store.conversations.last_seq(conversation)
         return person_language(await store.transcript.since(conversation.id, newest - 10))
 
@@ -143,7 +147,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         db, outbox, subscriptions, presence, {pusher.kind: pusher}, language_of, replica
     )
     faces = (
-        AccountsService(accounts, secret, language_of),
+        AccountsService(accounts, secret, language_of, standing),
         OperatorService(accounts, secret, archive, erasure),
         YourDataService(archive, erasure, standing, secret),
         NotificationsService(

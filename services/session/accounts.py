@@ -16,14 +16,21 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, bindparam, delete, exists, func, insert, select, update
 from sqlalchemy.engine import Connection, Row
 from sqlalchemy.sql.dml import Insert
 
 from session.account_phrases import notice_phrase
-from session.tables import account_notices, budgets, model_usage, person_keys, pseudonym_keys
+from session.tables import (
+    account_notices,
+    budgets,
+    erased_usage,
+    model_usage,
+    person_keys,
+    pseudonym_keys,
+)
 from violet.clock import Clock, utc_now
 from violet.database import (
     Database,
@@ -38,6 +45,9 @@ from violet.keyring import ApiKey, Keyring, KeyringError, Sealed
 from violet.models.credentials import Credential, Hold, Payer
 from violet.models.errors import ModelUnavailable
 from violet.models.usage import UsageRow
+
+if TYPE_CHECKING:  # the erasure adds usage sums as accounts do
+    from session.erasure import Standing
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +88,9 @@ class KeyNotKept(Exception):  # noqa: N818 - an answer to the person, not a fail
 KeyCheck = Callable[[ApiKey, str], Awaitable[str | None]]
 
 
-def adding(db: Session, table: Table, key: dict[str, object], sums: dict[str, float]) -> Insert:
+def adding(
+    db: Session | Connection, table: Table, key: dict[str, object], sums: dict[str, float]
+) -> Insert:
     """An insert of `sums` under `key` (the table's primary key) that adds them to the row's
     own when it is there already."""
     statement = conflict_insert(table, postgres=is_postgres_session(db)).values(**key, **sums)
@@ -95,10 +107,13 @@ class Accounts:
         keyring: Keyring,
         rules: AccountRules,
         check: KeyCheck,
+        standing: Standing,
         clock: Clock = utc_now,
         quiet_s: float = QUIET_S,
     ) -> None:
+        """`standing` says whether usage reported for a person may still name them."""
         self._database = database
+        self._standing = standing
         self._keyring = keyring
         self._rules = rules
         self._check = check
@@ -262,24 +277,30 @@ class Accounts:
     # --- usage and budgets ------------------------------------------------------------------
 
     async def record_usage(self, person: str, rows: Sequence[UsageRow]) -> None:
+        """Adds the rows to the person's usage; for a person being removed, or removed since
+        (calls that were in flight as they went, reported late), to the sums that name nobody,
+        so that no row of theirs comes back after their removal."""
         if not rows:
             return
         with acting_for(person):  # also from the batches' own task, which acts for nobody
-            async with self._database.begin() as db:
-                for row in rows:
-                    await db.execute(self._add_usage(db, person, row))
+            await self._database.run(self._record_on, person, rows)
 
-    def _add_usage(self, db: Session, person: str, row: UsageRow) -> Insert:
-        sums = {
-            "calls": row.calls,
-            "input_tokens": row.input_tokens,
-            "cache_write_tokens": row.cache_write_tokens,
-            "cache_read_tokens": row.cache_read_tokens,
-            "output_tokens": row.output_tokens,
-            "cost_usd": row.cost_usd,
-        }
-        key = {"person": person, "day": row.day, "call": row.call, "payer": row.payer}
-        return adding(db, model_usage, {**key, "model": row.model}, sums)
+    def _record_on(self, connection: Connection, person: str, rows: Sequence[UsageRow]) -> None:
+        removed = self._standing.removed_on(connection, person)
+        for row in rows:
+            sums = {
+                "calls": row.calls,
+                "input_tokens": row.input_tokens,
+                "cache_write_tokens": row.cache_write_tokens,
+                "cache_read_tokens": row.cache_read_tokens,
+                "output_tokens": row.output_tokens,
+                "cost_usd": row.cost_usd,
+            }
+            key = {"day": row.day, "call": row.call, "payer": row.payer, "model": row.model}
+            if removed:
+                connection.execute(adding(connection, erased_usage, key, sums))
+            else:
+                connection.execute(adding(connection, model_usage, {"person": person, **key}, sums))
 
     async def usage(self, person: str | None, since: date) -> list[tuple[str, UsageRow]]:
         """Usage by person and row since `since`, for the operator: one person, or everyone."""

@@ -12,8 +12,8 @@ import grpc
 from session.account_phrases import not_kept_phrase, state_phrase
 from session.accounts import Accounts, AccountView, KeyNotKept
 from session.archive import Archive
-from session.erasure import Erasure
-from session.person_service import archive_chunks, remove
+from session.erasure import Erasure, Standing
+from session.person_service import archive_chunks, may_serve, remove
 from violet.accounts_client import credential_reply, usage_row_message, usage_row_of
 from violet.clock import utc_now
 from violet.identity import acting_for, authenticate, authenticate_operator
@@ -53,18 +53,29 @@ async def _set(
 
 
 class AccountsService(accounts_pb2_grpc.AccountsServicer):
-    def __init__(self, accounts: Accounts, secret: str, language_of: LanguageOf) -> None:
+    def __init__(
+        self, accounts: Accounts, secret: str, language_of: LanguageOf, standing: Standing
+    ) -> None:
+        """Each call is for a person who may still be served (`standing`): nothing of theirs
+        is read or written while they are being removed, or after."""
         self._accounts = accounts
         self._secret = secret
         self._language_of = language_of
+        self._standing = standing
+
+    async def _served(self, context: grpc.aio.ServicerContext) -> str:
+        """The person the call is for, once they may be served."""
+        identity = await authenticate(context, self._secret)
+        await may_serve(self._standing, identity.person, context)
+        return identity.person
 
     async def Credential(
         self,
         request: accounts_pb2.CredentialRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.CredentialReply:
-        identity = await authenticate(context, self._secret)
-        payer, hold, sealed, pseudonym = await self._accounts.sealed_with_pseudonym(identity.person)
+        person = await self._served(context)
+        payer, hold, sealed, pseudonym = await self._accounts.sealed_with_pseudonym(person)
         return credential_reply(payer, hold, sealed, pseudonym)
 
     async def RecordUsage(
@@ -85,39 +96,38 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
         request: accounts_pb2.KeyRefusedRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.AccountReply:
-        identity = await authenticate(context, self._secret)
-        await self._accounts.report_refused(identity.person, request.ending, request.reason)
-        return await self._show(identity.person)
+        person = await self._served(context)
+        await self._accounts.report_refused(person, request.ending, request.reason)
+        return await self._show(person)
 
     async def Show(
         self,
         request: accounts_pb2.ShowRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.AccountReply:
-        identity = await authenticate(context, self._secret)
-        return await self._show(identity.person)
+        return await self._show(await self._served(context))
 
     async def SetKey(
         self,
         request: accounts_pb2.SetKeyRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.AccountReply:
-        identity = await authenticate(context, self._secret)
-        language = await self._language_of(identity.person)
+        person = await self._served(context)
+        language = await self._language_of(person)
         if not request.key.strip():
-            view = await self._accounts.view(identity.person)
+            view = await self._accounts.view(person)
             return reply_of(view, language, not_kept_phrase("empty", language))
         key = await _key_of(request.key, context)
-        return await _set(self._accounts, identity.person, key, language)
+        return await _set(self._accounts, person, key, language)
 
     async def RemoveKey(
         self,
         request: accounts_pb2.RemoveKeyRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.AccountReply:
-        identity = await authenticate(context, self._secret)
-        view = await self._accounts.remove_key(identity.person)
-        return reply_of(view, await self._language_of(identity.person))
+        person = await self._served(context)
+        view = await self._accounts.remove_key(person)
+        return reply_of(view, await self._language_of(person))
 
     async def _show(self, person: str) -> accounts_pb2.AccountReply:
         return reply_of(await self._accounts.view(person), await self._language_of(person))

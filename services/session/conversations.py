@@ -41,6 +41,12 @@ class Conversations:
         """The person's one conversation, made on first contact and the same forever."""
         return Conversation(await self._database.run(self._of_on, person), person)
 
+    async def found(self, person: str) -> Conversation | None:
+        """The person's conversation if they have one; none is made (a lookup about them must
+        never bring back someone removed)."""
+        found = await self._database.scalar(_OF_PERSON, {"person": person})
+        return None if found is None else Conversation(str(found), person)
+
     async def opened(
         self,
         person: str,

@@ -156,6 +156,16 @@ class Standing:
         in the same trip the person's standing is read."""
         return _judged(*_standing_on(connection, self._digest(person), person), signed_in_at)
 
+    def removed_on(self, connection: Connection, person: str) -> bool:
+        """Whether a call for the person, with no sign-in time of its own, is too late: they
+        are being removed, or were removed since their conversation began (or they have none).
+        What such a call wanted to write names nobody, or is not written."""
+        try:
+            self.check_on(connection, person)
+        except Removed:
+            return True
+        return False
+
     def _digest(self, person: str) -> str:
         return person_digest(self._secret, person)
 

@@ -23,6 +23,7 @@ import grpc
 import psycopg
 import pytest
 
+from gateway import phrases
 from tests.integration.test_phone_protocol import assert_frames_leak_nothing
 from tests.support.device import Device
 from tests.support.messages_api import MessagesAPIProcess, structured_name
@@ -223,6 +224,24 @@ async def test_a_refused_key_is_told_once_and_the_say_answered_once(world: World
     # From then on, the operator's key serves him, and his key is not tried again.
     last = world.requests_of("bob")[-3:]
     assert {key_of(r) for r in last} == {world.keys["operator"]}
+
+
+async def test_past_five_keys_an_hour_a_person_is_told_to_wait_and_no_key_is_tried(
+    world: World,
+) -> None:
+    dee = await world.device("dee")
+    tried = [new_key(f"guess{n}") for n in range(6)]
+    for key in tried[:5]:
+        world.api.refuse_key(key, 401)
+        assert (await set_key(dee, key))["type"] == "account"
+    await dee.send({"type": "key.set", "key": tried[5]})
+    refusal = await dee.until(lambda f: f["type"] == "error")
+    assert refusal == {
+        "type": "error",
+        "code": "rate_limited",
+        "text": phrases.KEY_SETS_TOO_MANY["en"],
+    }
+    assert all(key_of(r) != tried[5] for r in world.api.requests())
 
 
 async def test_a_key_said_in_the_conversation_is_kept_only_as_its_ending(world: World) -> None:

@@ -12,7 +12,7 @@ import grpc
 import pytest
 from starlette.websockets import WebSocket
 
-from gateway.limits import SayLimiter, SaysInFlight
+from gateway.limits import PersonLimiter, SaysInFlight
 from gateway.live import Device, LiveEndpoint
 from tests.support.grpc_server import serving
 from violet.channels import Peers
@@ -56,7 +56,7 @@ async def followed() -> AsyncIterator[tuple[Session, LiveEndpoint]]:
     session = Session()
     async with serving(session_pb2_grpc.add_SessionServicer_to_server, session) as address:
         peers = Peers({"session": address}, 10.0)
-        limits = (SayLimiter(30, 10), SaysInFlight(10))
+        limits = (PersonLimiter.per_minute(30, 10), SaysInFlight(10))
         try:
             yield session, LiveEndpoint(peers, SECRET, limits, hello_timeout_s=5.0)
         finally:

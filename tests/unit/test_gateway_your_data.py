@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from gateway import frames, phrases
-from gateway.archive import ArchiveDownload
+from gateway.archive import TOO_MANY, ArchiveDownload
 from gateway.frames import MAX_CONFIRMATION_CHARS, DeleteRequest, FrameError
 from gateway.live import issued_at
 from gateway.signin import SignIn
@@ -172,3 +172,17 @@ async def test_an_archive_that_breaks_midway_breaks_the_download(
     served.breaks = True
     with pytest.raises(grpc.aio.AioRpcError):
         await client.get("/v1/export", headers=signed_in(issue_token("ada", SECRET)))
+
+
+async def test_past_three_archives_an_hour_a_person_is_told_to_come_back_later(
+    session: tuple[YourData, httpx.AsyncClient],
+) -> None:
+    served, client = session
+    ada, bo = signed_in(issue_token("ada", SECRET)), signed_in(issue_token("bo", SECRET))
+    for _ in range(3):
+        assert (await client.get("/v1/export", headers=ada)).status_code == 200
+    refused = await client.get("/v1/export", headers=ada)
+    assert refused.status_code == 429
+    assert refused.json() == {"error": TOO_MANY}
+    assert len(served.asked) == 3  # the session was not asked a fourth time
+    assert (await client.get("/v1/export", headers=bo)).status_code == 200  # others' are theirs

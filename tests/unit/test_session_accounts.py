@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from session.account_phrases import AFTER_REFUSAL, KEY_REFUSED, NEAR
 from session.accounts import AccountRules, Accounts, AccountView, KeyCheck, KeyNotKept
+from session.erasure import Standing
 from session.tables import person_keys
 from tests.support.session_db import session_settings
 from tests.support.trips import trips_of
@@ -82,6 +83,7 @@ class Place:
             keyring or resolve_keyring("", self.home),
             rules,
             check or Check(),
+            Standing(self.db, "a secret only these accounts know"),
             self.clock,
         )
 

@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import func, insert, select
 
 from session.accounts import AccountRules, Accounts
+from session.accounts_service import AccountsService
 from session.archive import Archive, BrokenExport
 from session.devices import Devices
 from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
@@ -42,16 +43,17 @@ from session.tables import (
 )
 from session.transcript import nothing_more
 from session.turn_lock import turn_lock
+from tests.support.grpc_server import serving
 from tests.support.session_db import session_settings
 from tests.support.waiting import eventually
 from violet import database
 from violet.channels import Peers
 from violet.database import Database
-from violet.identity import acting_for, authenticate
+from violet.identity import acting_for, authenticate, service_identity
 from violet.keyring import ApiKey, resolve_keyring
 from violet.models.usage import UsageRow
 from violet.push import PushAddress
-from violet.v1 import persons_pb2, persons_pb2_grpc
+from violet.v1 import accounts_pb2, accounts_pb2_grpc, persons_pb2, persons_pb2_grpc
 
 SECRET = "test-secret-person-data"
 ANN, BOB = "ann", "bob"
@@ -251,6 +253,7 @@ def accounts_of(place: Place) -> Accounts:
         resolve_keyring("", place.home),
         AccountRules(operator_key=True, operator_shared=True),
         _accept,
+        place.standing(),
         place.clock,
     )
 
@@ -542,3 +545,42 @@ async def _devices(place: Place) -> AsyncIterator[dict]:
     archive = await archive_of(place, ANN)
     for device in json.loads(archive.read("data.json"))["devices"]:
         yield device
+
+
+async def test_usage_reported_after_a_removal_is_kept_in_sums_that_name_nobody(
+    place: Place,
+) -> None:
+    await fill(place, ANN)
+    await place.erasure().remove(ANN, "operator")
+    # A call of hers that was in flight as she went, reported by its service a moment later.
+    await accounts_of(place).record_usage(ANN, [_usage(0.5)])
+    assert all(count == 0 for count in (await rows_of(place, ANN)).values())
+    async with place.db() as db:
+        usage = (await db.execute(select(erased_usage))).one()
+    assert usage.cost_usd == pytest.approx(0.75) and usage.calls == 2
+
+
+async def test_a_call_for_a_person_removed_is_refused_and_makes_nothing_of_theirs(
+    place: Place,
+) -> None:
+    await fill(place, ANN)
+    await place.erasure().remove(ANN, "operator")
+
+    async def language_of(person: str) -> str:
+        assert await place.store.conversations.found(person) is None  # none made by asking
+        return "en"
+
+    service = AccountsService(accounts_of(place), SECRET, language_of, place.standing())
+    add = accounts_pb2_grpc.add_AccountsServicer_to_server
+    async with serving(add, service) as address, grpc.aio.insecure_channel(address) as channel:
+        stub = accounts_pb2_grpc.AccountsStub(channel)
+        ann = service_identity(ANN, SECRET).metadata()
+        for call in (
+            stub.Credential(accounts_pb2.CredentialRequest(), metadata=ann),
+            stub.Show(accounts_pb2.ShowRequest(), metadata=ann),
+            stub.SetKey(accounts_pb2.SetKeyRequest(key="sk-ant-api03-x"), metadata=ann),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await call
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert all(count == 0 for count in (await rows_of(place, ANN)).values())
