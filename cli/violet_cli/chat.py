@@ -52,6 +52,9 @@ Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversatio
   /key                your own Anthropic key: whether one is in use, and what it paid this month
   /key set            use your own Anthropic key (asks for it without showing it)
   /key remove         stop using your own key
+  /devices            the devices you are signed in on, numbered (this one marked)
+  /signout N          sign out device N: it can't use Violet until it signs in again
+  /signout all        sign out every device, this one too
   /export [FILE]      save everything Violet keeps for you in one zip file (in this folder)
   /delete-everything  delete everything of yours from Violet and sign out all your devices
                       (offers /export first, then asks you to type "delete everything")
@@ -198,6 +201,7 @@ class Chat:
         self.numbers = MemoryNumbers()
         # The documents as last listed, by number; where each one asked to be saved goes.
         self.documents: list[JsonObject] = []
+        self.devices: list[JsonObject] = []
         self.saving: dict[str, Path] = {}
         self.last_deleted: JsonObject | None = None
         # An answer for this device alone came (documents, an error, the deletion's).
@@ -252,7 +256,9 @@ class Chat:
         elif kind == "account.deleted":
             print(frame["text"], flush=True)
             self.over = True
-        if kind in ("documents", "document", "error", "account.deleted"):
+        elif kind == "devices":
+            self._show_devices(frame["devices"])
+        if kind in ("documents", "document", "error", "account.deleted", "devices"):
             self.replied.set()
 
     def _show_memory(self, items: list[JsonObject], told: list[JsonObject]) -> None:
@@ -284,6 +290,20 @@ class Chat:
             _dim("/open N shows one; /save N saves it in a file; /delete N deletes it."), flush=True
         )
 
+    def _show_devices(self, devices: list[JsonObject]) -> None:
+        self.devices = devices
+        if not devices:
+            print("You aren't signed in on any device.", flush=True)
+            return
+        print("Your devices, most recently used first:")
+        for number, device in enumerate(devices, 1):
+            this = " (this one)" if device["this"] else ""
+            name = device["agent"] or "an unnamed device"
+            print(
+                f"  {number}. {name}{this}: last used {device['last_seen'][:16].replace('T', ' ')}"
+            )
+        print(_dim("/signout N signs one out; /signout all signs out every one."), flush=True)
+
     def _show_document(self, document: JsonObject) -> None:
         target = self.saving.pop(document["name"], None)
         if target is None:
@@ -312,7 +332,7 @@ class Chat:
         # a deletion, there is no next line.
         waits = {"account.delete": DELETE_WAIT_S}
         wait_s = waits.get(said.frame["type"], DOCUMENT_WAIT_S)
-        if said.frame["type"].startswith("document") or said.frame["type"] in waits:
+        if said.frame["type"].startswith(("document", "devices")) or said.frame["type"] in waits:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.replied.wait(), wait_s)
 
@@ -338,6 +358,10 @@ class Chat:
             return self._undo()
         if command == "/key":
             return await self._key([word.lower() for word in arguments])
+        if command == "/devices" and not arguments:
+            return Said({"type": "devices.list"})
+        if command == "/signout":
+            return self._sign_out(arguments)
         if command == "/export":
             return await self._export(arguments)
         if command == "/delete-everything" and not arguments:
@@ -372,6 +396,17 @@ class Chat:
             return Said(reply=f"{target} is there already. Say another file: /save {number} FILE")
         self.saving[name] = target
         return Said({"type": "document.open", "name": name})
+
+    def _sign_out(self, arguments: list[str]) -> Said:
+        if arguments == ["all"]:
+            return Said({"type": "devices.signout", "all": True}, "Signing out every device…")
+        if len(arguments) != 1:
+            return Said(reply="Say which device, for example /signout 2 (see /devices).")
+        number = arguments[0]
+        if not number.isdigit() or not 1 <= int(number) <= len(self.devices):
+            return Said(reply=f"There's no device {number}. Type /devices to see the list.")
+        device = self.devices[int(number) - 1]
+        return Said({"type": "devices.signout", "device": device["device"]})
 
     def _undo(self) -> Said:
         if self.last_deleted is None:

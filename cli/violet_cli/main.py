@@ -55,6 +55,13 @@ def main(argv: list[str] | None = None) -> None:
     delete = about.add_parser("delete", help="remove the person everywhere and sign them out")
     delete.add_argument("name")
     delete.add_argument("--yes", action="store_true", help="do not ask to confirm")
+    about.add_parser(
+        "devices", help="the devices the person is signed in on, and their ids"
+    ).add_argument("name")
+    signout = about.add_parser("signout", help="sign out one device of the person's, or all")
+    signout.add_argument("name")
+    signout.add_argument("device", nargs="?", default="", help="the device's id (`devices`)")
+    signout.add_argument("--all", action="store_true", help="every device, every sign-in")
 
     keys = commands.add_parser("keys", help="the key-encryption key people's keys are sealed with")
     keys.add_subparsers(dest="action", required=True, metavar="ACTION").add_parser(
@@ -127,11 +134,15 @@ def _accounts(args: argparse.Namespace) -> int:
         return accounts.rotate()
     if args.about == "budget":
         return accounts.set_budget(args.name, args.day, args.month)
-    if args.about in ("export", "delete"):
+    if args.about in ("export", "delete", "devices", "signout"):
         from violet_cli import person_data
 
         if args.about == "export":
             return person_data.export(args.name, args.out)
+        if args.about == "devices":
+            return person_data.devices(args.name)
+        if args.about == "signout":
+            return person_data.sign_out(args.name, args.device, args.all)
         return person_data.delete(args.name, args.yes)
     if args.action == "set":
         return accounts.set_key(args.name)

@@ -1,14 +1,19 @@
 """The operator's commands for a person's whole data: `violet person export NAME` writes their
-archive to a file, `violet person delete NAME` removes them everywhere. Both call the session
-service's `Operator` with an operator token, as the account commands do."""
+archive to a file, `violet person delete NAME` removes them everywhere, `violet person devices
+NAME` lists the devices they are signed in on and `violet person signout NAME DEVICE|--all`
+signs one (or every one) out. Each calls the session service's `Operator` with an operator
+token, as the account commands do."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from violet.v1 import accounts_pb2, accounts_pb2_grpc, persons_pb2
 from violet_cli.accounts import operator_call
@@ -60,6 +65,63 @@ def delete(person: str, yes: bool) -> int:
     else:
         print(f"Violet held nothing of {person}'s; nothing was left of them anywhere ({at}).")
     return 0
+
+
+def devices(person: str) -> int:
+    """A line per device, then one JSON object: `{"devices": [...]}` (CONTRACTS section 9)."""
+
+    async def listed(
+        stub: accounts_pb2_grpc.OperatorAsyncStub, metadata: tuple
+    ) -> persons_pb2.DevicesReply:
+        return await stub.PersonDevices(
+            accounts_pb2.PersonRequest(person=person), metadata=metadata
+        )
+
+    _print_devices(person, operator_call(listed))
+    return 0
+
+
+def sign_out(person: str, device: str, every: bool) -> int:
+    if bool(device) == every:
+        sys.exit("Name one device (its id from `violet person devices`), or --all.")
+
+    async def signed_out(
+        stub: accounts_pb2_grpc.OperatorAsyncStub, metadata: tuple
+    ) -> persons_pb2.DevicesReply:
+        asked = accounts_pb2.PersonSignOutRequest(person=person, device=device, all=every)
+        return await stub.SignOutPerson(asked, metadata=metadata)
+
+    left = operator_call(signed_out)
+    if every:
+        print(f"Every device of {person}'s is signed out; their sign-ins until now are refused.")
+    else:
+        print(f"Device {device} of {person}'s is signed out; its sign-in is refused from now on.")
+    _print_devices(person, left)
+    return 0
+
+
+def _print_devices(person: str, listed: persons_pb2.DevicesReply) -> None:
+    found = [
+        {
+            "device": device.device,
+            "agent": device.agent,
+            "first_seen": _when(device.first_seen),
+            "last_seen": _when(device.last_seen),
+        }
+        for device in listed.devices
+    ]
+    if not found:
+        print(f"{person} is signed in on no device.")
+    for device in found:
+        print(
+            f"{device['device']}  {device['agent'] or 'an unnamed device'}: first seen "
+            f"{device['first_seen']}, last seen {device['last_seen']}"
+        )
+    print(json.dumps({"devices": found}))
+
+
+def _when(stamp: Timestamp) -> str:
+    return stamp.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z")
 
 
 def _confirmed(person: str) -> bool:

@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from gateway import phrases
 from gateway.limits import EXPORTS_PER_HOUR, PersonLimiter
-from gateway.live import issued_at
+from gateway.live import device_digest, issued_at
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
 from violet.channels import Peers
@@ -84,7 +84,9 @@ class ArchiveDownload:
             return _problem(TOO_MANY, 429)
         stub = self._peers.stub("session", persons_pb2_grpc.YourDataStub)
         call: Call = stub.Export(
-            persons_pb2.ExportArchiveRequest(signed_in_at_unix=issued_at(token)),
+            persons_pb2.ExportArchiveRequest(
+                signed_in_at_unix=issued_at(token), device=device_digest(token)
+            ),
             metadata=service_identity(person, self._secret).metadata(),
         )
         try:

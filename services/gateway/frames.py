@@ -37,10 +37,14 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "account": frozenset({"type", "key", "ending", "month_usd", "text", "note"}),
     "account.deleted": frozenset({"type", "text"}),
     "push": frozenset({"type", "key", "on", "previews"}),
+    "devices": frozenset({"type", "devices"}),
 }
 MEMORY_ITEM_KEYS = frozenset({"item", "text", "origin", "at"})
 TOLD_ITEM_KEYS = frozenset({"item", "text", "source", "at"})
 DOCUMENT_ITEM_KEYS = frozenset({"name", "title", "at", "size"})
+DEVICE_ITEM_KEYS = frozenset({"device", "agent", "first_seen", "last_seen", "this"})
+# A device's handle (`session.devices`): hex characters of a digest of its token.
+DEVICE_HANDLE_CHARS = 16
 ERROR_CODES = frozenset({"bad_frame", "unauthorized", "too_long", "rate_limited", "unavailable"})
 
 
@@ -56,6 +60,8 @@ def outgoing(kind: str, **fields: Any) -> str:
         fields["told"] = [_listed(item, TOLD_ITEM_KEYS) for item in fields["told"]]
     if kind == "documents":
         fields["items"] = [_listed(item, DOCUMENT_ITEM_KEYS) for item in fields["items"]]
+    if kind == "devices":
+        fields["devices"] = [_listed(item, DEVICE_ITEM_KEYS) for item in fields["devices"]]
     frame = json.dumps({"type": kind, **fields}, ensure_ascii=False)
     if not _encodable(frame):
         # Text from elsewhere (a model, an old row) holding a lone surrogate still goes out:
@@ -122,6 +128,15 @@ class AccountRequest:
 
 
 @dataclass(frozen=True)
+class DevicesRequest:
+    """The person's devices: listed, or one of them (or all) signed out."""
+
+    action: str  # "list" or "signout"
+    device: str = ""
+    all: bool = False
+
+
+@dataclass(frozen=True)
 class DeleteRequest:
     """The person asks to be deleted everywhere. The session checks the words they typed, so
     the rule lives in one place; here they are only checked to be text."""
@@ -142,7 +157,14 @@ class PushRequest:
 
 
 Incoming = (
-    Hello | Say | MemoryRequest | DocumentRequest | AccountRequest | DeleteRequest | PushRequest
+    Hello
+    | Say
+    | MemoryRequest
+    | DocumentRequest
+    | AccountRequest
+    | DeleteRequest
+    | PushRequest
+    | DevicesRequest
 )
 
 
@@ -263,6 +285,19 @@ def _push(action: str) -> Callable[[dict[str, Any]], PushRequest]:
     return parse_push
 
 
+def _devices_signout(data: dict[str, Any]) -> DevicesRequest:
+    if data.get("all") is True:
+        return DevicesRequest("signout", all=True)
+    device = data.get("device")
+    if not (
+        isinstance(device, str)
+        and len(device) == DEVICE_HANDLE_CHARS
+        and all(c in "0123456789abcdef" for c in device)
+    ):
+        raise FrameError("bad_frame", 'Say which device to sign out as "device", or "all": true.')
+    return DevicesRequest("signout", device)
+
+
 def _short_text(value: Any, most: int) -> str | None:
     """`value` when it is text of 1 to `most` characters with no NUL, else None."""
     if isinstance(value, str) and 0 < len(value) <= most and "\x00" not in value:
@@ -288,4 +323,6 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "push.get": _push("get"),
     "push.on": _push("on"),
     "push.off": _push("off"),
+    "devices.list": lambda _: DevicesRequest("list"),
+    "devices.signout": _devices_signout,
 }

@@ -26,6 +26,7 @@ from gateway.allowlist import NOT_ALLOWED_TEXT, NotAllowed
 from gateway.frames import (
     AccountRequest,
     DeleteRequest,
+    DevicesRequest,
     DocumentRequest,
     FrameError,
     Hello,
@@ -79,11 +80,16 @@ DocumentsAnswer = documents_pb2.DocumentsReply | documents_pb2.OpenedDocument
 
 
 class SignedOut(Exception):
-    """The person was deleted: every device of theirs leaves."""
+    """The person was deleted, or this device signed out: it leaves."""
 
 
 class Deleted(Exception):
     """This device deleted the person: it was told so, and its socket is closed."""
+
+
+def device_digest(token: str) -> str:
+    """The device, as the session knows it: a digest of its token, never the token."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def issued_at(token: str) -> int:
@@ -100,8 +106,10 @@ class Device:
         self.websocket = websocket
         self.unanswered: set[str] = set()
         self._sending = asyncio.Lock()
-        # When the device's token was issued (Unix seconds), as its calls carry it.
+        # When the device's token was issued (Unix seconds), as its calls carry it, and a digest
+        # of the token: the device, as the session knows it (never the token itself).
         self.signed_in_at = 0
+        self.signed_in = ""
         # Held while this device's deletion is under way: the stream, ended by it, waits for
         # the answer to go first.
         self.deleting = asyncio.Lock()
@@ -227,9 +235,10 @@ class LiveEndpoint:
             return
         person, since, token = greeted
         device.signed_in_at = issued_at(token)
+        device.signed_in = device_digest(token)
         opening = session_pb2.OpenRequest(
             signed_in_at_unix=device.signed_in_at,
-            device=hashlib.sha256(token.encode()).hexdigest(),
+            device=device.signed_in,
             agent=websocket.headers.get("user-agent", ""),
         )
         try:
@@ -338,7 +347,7 @@ class LiveEndpoint:
         while True:
             try:
                 stream = self._session.Follow(
-                    session_pb2.FollowRequest(since=last),
+                    session_pb2.FollowRequest(since=last, device=device.signed_in),
                     metadata=self._internal(person),
                     wait_for_ready=True,
                 )
@@ -412,7 +421,10 @@ class LiveEndpoint:
         elif isinstance(frame, DeleteRequest):
             await self._delete_everything(device, person, frame)
         elif isinstance(frame, PushRequest):
-            await device.send(await self._push.answer(person, frame, self._internal(person)))
+            metadata = self._internal(person)
+            await device.send(await self._push.answer(person, frame, metadata, device.signed_in))
+        elif isinstance(frame, DevicesRequest):
+            await self._devices(device, person, frame)
 
     async def _say(self, device: Device, person: str, say: Say) -> None:
         if not self._limiter.allow(person):
@@ -451,6 +463,29 @@ class LiveEndpoint:
                 SAYS_REFUSED.add(1, {"violet.limit": "session"})
                 raise FrameError("unavailable", phrases.BUSY) from None
             raise FrameError("unavailable", phrases.AWAY) from None
+
+    async def _devices(self, device: Device, person: str, request: DevicesRequest) -> None:
+        """The person's devices, listed, or after one (or all) signed out. Signed out, this
+        very device is told so by its stream's end, like any other."""
+        stub = self._peers.stub("session", persons_pb2_grpc.YourDataStub)
+        metadata = self._internal(person)
+        try:
+            if request.action == "list":
+                listed = await stub.Devices(
+                    persons_pb2.DevicesRequest(asking=device.signed_in), metadata=metadata
+                )
+            else:
+                asked = persons_pb2.SignOutRequest(
+                    device=request.device, all=request.all, asking=device.signed_in
+                )
+                listed = await stub.SignOut(asked, metadata=metadata)
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.NOT_FOUND:
+                raise FrameError("bad_frame", phrases.NO_SUCH_DEVICE) from None
+            if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                raise SignedOut from None
+            raise FrameError("unavailable", phrases.DEVICES_AWAY) from None
+        await device.send(frames.outgoing("devices", devices=[_device(d) for d in listed.devices]))
 
     async def _account(self, device: Device, person: str, request: AccountRequest) -> None:
         """The person's own key and month: shown, set (checked first) or removed."""
@@ -575,3 +610,14 @@ class LiveEndpoint:
             for entry in reply.documents
         ]
         await device.send(frames.outgoing("documents", items=items))
+
+
+def _device(device: persons_pb2.Device) -> dict[str, object]:
+    """One of the person's devices as the `devices` frame shows it."""
+    return {
+        "device": device.device,
+        "agent": device.agent,
+        "first_seen": iso(device.first_seen),
+        "last_seen": iso(device.last_seen),
+        "this": device.this_device,
+    }

@@ -26,15 +26,19 @@ class PushFrames:
         self._peers = peers
         self._changes = PersonLimiter.per_minute(CHANGES_PER_MINUTE, CHANGES_BURST)
 
-    async def answer(self, person: str, request: PushRequest, metadata: Metadata) -> str:
-        """The `push` frame for the device after its request; FrameError when it was refused."""
+    async def answer(
+        self, person: str, request: PushRequest, metadata: Metadata, signed_in: str
+    ) -> str:
+        """The `push` frame for the device after its request; FrameError when it was refused.
+        `signed_in`: the asking device (a digest of its token), whose sign-out removes what it
+        turns on."""
         if request.action != "get" and not self._changes.allow(person):
             raise FrameError("rate_limited", phrases.TOO_MANY)
         stub = self._peers.stub("session", notifications_pb2_grpc.NotificationsStub)
         device = notifications_pb2.PushDevice(device=request.device)
         calls: dict[str, Callable[[], Awaitable[notifications_pb2.PushState]]] = {
             "get": lambda: stub.State(device, metadata=metadata),
-            "on": lambda: stub.TurnOn(subscription(request), metadata=metadata),
+            "on": lambda: stub.TurnOn(subscription(request, signed_in), metadata=metadata),
             "off": lambda: stub.TurnOff(device, metadata=metadata),
         }
         try:
@@ -48,8 +52,9 @@ class PushFrames:
         return frames.outgoing("push", key=state.key, on=state.on, previews=state.previews)
 
 
-def subscription(request: PushRequest) -> notifications_pb2.PushSubscription:
+def subscription(request: PushRequest, signed_in: str) -> notifications_pb2.PushSubscription:
     return notifications_pb2.PushSubscription(
+        signed_in_device=signed_in,
         device=request.device,
         kind="webpush",
         endpoint=request.endpoint,

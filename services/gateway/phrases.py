@@ -102,6 +102,21 @@ NOT_A_KEY: Phrase = {
     "fr": "Cela ne ressemble pas à une clé : c'est un seul mot, sans espaces.",
     "de": "Das sieht nicht wie ein Schlüssel aus: ein Wort, ohne Leerzeichen.",
 }
+NO_SUCH_DEVICE: Phrase = {
+    "en": "That device isn't signed in any more.",
+    "pt": "Esse aparelho já não tem sessão iniciada.",
+    "es": "Ese dispositivo ya no tiene la sesión iniciada.",
+    "fr": "Cet appareil n'est plus connecté.",
+    "de": "Dieses Gerät ist nicht mehr angemeldet.",
+}
+DEVICES_AWAY: Phrase = {
+    "en": "Your devices can't be shown right now. Please try again in a moment.",
+    "pt": "Não é possível mostrar os seus aparelhos agora. Tente de novo daqui a pouco.",
+    "es": "Ahora no se pueden mostrar tus dispositivos. Vuelve a intentarlo en un momento.",
+    "fr": "Vos appareils ne peuvent pas être affichés pour l'instant. Réessayez dans un instant.",
+    "de": "Ihre Geräte können gerade nicht angezeigt werden. Bitte versuchen Sie es gleich noch "
+    "einmal.",
+}
 KEY_SETS_TOO_MANY: Phrase = {
     "en": "You've tried several keys in the last hour. Please wait a while and try again.",
     "pt": "Você tentou várias chaves na última hora. Espere um pouco e tente de novo.",

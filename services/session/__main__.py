@@ -114,8 +114,9 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         backlog=settings.turn_backlog,
     )
     presence = Presence(db)
+    devices = Devices(db)
     service = SessionService(
-        store, runner, feed, activity, memory, secret, standing, Devices(), presence
+        store, runner, feed, activity, memory, secret, standing, devices, presence
     )
     archive = Archive(db, peers, secret)
     erasure = Erasure(
@@ -148,8 +149,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     faces = (
         AccountsService(accounts, secret, language_of, standing),
-        OperatorService(accounts, secret, archive, erasure),
-        YourDataService(archive, erasure, standing, secret),
+        OperatorService(accounts, secret, archive, erasure, devices, feed),
+        YourDataService(archive, erasure, standing, secret, devices, feed),
         NotificationsService(
             subscriptions, vapid.public_key_b64, secret, standing, settings.fetch_block_private
         ),

@@ -12,8 +12,16 @@ import grpc
 from session.account_phrases import not_kept_phrase, state_phrase
 from session.accounts import Accounts, AccountView, KeyNotKept
 from session.archive import Archive
+from session.devices import Devices
 from session.erasure import Erasure, Standing
-from session.person_service import archive_chunks, may_serve, remove
+from session.feed import Feed
+from session.person_service import (
+    archive_chunks,
+    devices_reply,
+    may_serve,
+    remove,
+    signed_out,
+)
 from violet.accounts_client import credential_reply, usage_row_message, usage_row_of
 from violet.clock import utc_now
 from violet.identity import acting_for, authenticate, authenticate_operator
@@ -134,11 +142,21 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
 
 
 class OperatorService(accounts_pb2_grpc.OperatorServicer):
-    def __init__(self, accounts: Accounts, secret: str, archive: Archive, erasure: Erasure) -> None:
+    def __init__(
+        self,
+        accounts: Accounts,
+        secret: str,
+        archive: Archive,
+        erasure: Erasure,
+        devices: Devices,
+        feed: Feed,
+    ) -> None:
         self._accounts = accounts
         self._secret = secret
         self._archive = archive
         self._erasure = erasure
+        self._devices = devices
+        self._feed = feed
 
     async def SetPersonKey(
         self,
@@ -212,6 +230,26 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
     ) -> persons_pb2.DeleteReply:
         person = await self._person(request.person, context)
         return await remove(self._erasure, person, "operator", context)
+
+    async def PersonDevices(
+        self,
+        request: accounts_pb2.PersonRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> persons_pb2.DevicesReply:
+        person = await self._person(request.person, context)
+        return devices_reply(await self._devices.listed(person))
+
+    async def SignOutPerson(
+        self,
+        request: accounts_pb2.PersonSignOutRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> persons_pb2.DevicesReply:
+        person = await self._person(request.person, context)
+        if not request.all and not request.device:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "name the device, or all")
+        handle = None if request.all else request.device
+        await signed_out(self._devices, self._feed, person, handle, context)
+        return devices_reply(await self._devices.listed(person))
 
     async def _person(self, person: str, context: grpc.aio.ServicerContext) -> str:
         await authenticate_operator(context, self._secret)

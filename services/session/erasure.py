@@ -139,22 +139,29 @@ class Standing:
         self._db = db
         self._secret = secret
 
-    async def check(self, person: str, signed_in_at: datetime | None = None) -> str | None:
+    async def check(
+        self, person: str, signed_in_at: datetime | None = None, device: str = ""
+    ) -> str | None:
         """Raises Removed unless the person may be served; else returns their conversation's
         id (None before their first message), read with their standing in the same trip.
         `signed_in_at`: when the device's token was issued, for a device opening the
         conversation; None for a call that comes after one, which is refused once any removal
-        ran since the conversation began."""
+        ran since the conversation began. `device`: a digest of the device's token, refused
+        once the device is signed out (`session.devices`)."""
         with acting_for(person):
-            standing = await self._db.run(_standing_on, self._digest(person), person)
-        return _judged(*standing, signed_in_at)
+            return await self._db.run(self.check_on, person, signed_in_at, device)
 
     def check_on(
-        self, connection: Connection, person: str, signed_in_at: datetime | None = None
+        self,
+        connection: Connection,
+        person: str,
+        signed_in_at: datetime | None = None,
+        device: str = "",
     ) -> str | None:
         """`check` as work for `Database.run`: a say is stored, or the conversation opened,
         in the same trip the person's standing is read."""
-        return _judged(*_standing_on(connection, self._digest(person), person), signed_in_at)
+        standing = _standing_on(connection, self._digest(person), person, device)
+        return _judged(standing, signed_in_at)
 
     def removed_on(self, connection: Connection, person: str) -> bool:
         """Whether a call for the person, with no sign-in time of its own, is too late: they
@@ -170,41 +177,65 @@ class Standing:
         return person_digest(self._secret, person)
 
 
-def _judged(
-    removal: _Removal | None,
-    conversation: str | None,
-    began: datetime | None,
-    signed_in_at: datetime | None,
-) -> str | None:
+@dataclass(frozen=True)
+class _Standing:
+    """What `_standing_on` read of a person and, with one, of the asking device."""
+
+    removal: _Removal | None
+    conversation: str | None
+    began: datetime | None
+    # Every device signed out at once: tokens issued before are refused.
+    signed_out_before: datetime | None = None
+    # The asking device was signed out.
+    device_signed_out: bool = False
+
+
+def _judged(standing: _Standing, signed_in_at: datetime | None) -> str | None:
     """`Standing.check`'s verdict on what `_standing_on` read."""
+    if standing.device_signed_out:
+        raise Removed("the device was signed out")
+    before = standing.signed_out_before
+    if before is not None and signed_in_at is not None and signed_in_at <= before:
+        raise Removed("every device was signed out since this one signed in")
+    removal = standing.removal
     if removal is None:
-        return conversation
+        return standing.conversation
     if removal.finished_at is None:
         raise Removed("the person is being removed")
     if signed_in_at is not None:
         if signed_in_at <= removal.finished_at:
             raise Removed("the device signed in before the person was removed")
-    elif began is None or began <= removal.finished_at:
+    elif standing.began is None or standing.began <= removal.finished_at:
         raise Removed("the person was removed since this device signed in")
-    return conversation
+    return standing.conversation
 
 
 _REMOVAL = select(removals.c.finished_at).where(removals.c.digest == bindparam("digest"))
-_CONVERSATION = select(conversations.c.id, conversations.c.created_at).where(
-    conversations.c.person == bindparam("person")
+_CONVERSATION = select(
+    conversations.c.id, conversations.c.created_at, conversations.c.signed_out_before
+).where(conversations.c.person == bindparam("person"))
+_DEVICE_SIGNED_OUT = select(devices.c.signed_out_at).where(
+    devices.c.person == bindparam("person"),
+    devices.c.device == bindparam("device"),
+    devices.c.signed_out_at.is_not(None),
 )
 
 
-def _standing_on(
-    connection: Connection, digest: str, person: str
-) -> tuple[_Removal | None, str | None, datetime | None]:
-    """The person's last removal, if any, and their conversation's id and start, if any."""
+def _standing_on(connection: Connection, digest: str, person: str, device: str) -> _Standing:
+    """The person's last removal, if any, their conversation's id and start, if any, and
+    whether the asking device (if one asks) was signed out."""
     removal = connection.execute(_REMOVAL, {"digest": digest}).first()
     conversation = connection.execute(_CONVERSATION, {"person": person}).first()
-    return (
+    signed_out = device != "" and (
+        connection.execute(_DEVICE_SIGNED_OUT, {"person": person, "device": device}).first()
+        is not None
+    )
+    return _Standing(
         None if removal is None else _Removal(removal.finished_at),
         None if conversation is None else conversation.id,
         None if conversation is None else conversation.created_at,
+        None if conversation is None else conversation.signed_out_before,
+        signed_out,
     )
 
 

@@ -9,7 +9,10 @@ from datetime import datetime
 import grpc
 
 from session.archive import Archive, BrokenExport
+from session.devices import Devices, SignedIn, UnknownDevice
 from session.erasure import Erased, Erasure, Removed, Standing, signed_in
+from session.feed import Feed
+from violet.clock import timestamp
 from violet.identity import authenticate
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
@@ -21,11 +24,13 @@ async def may_serve(
     person: str,
     context: grpc.aio.ServicerContext,
     signed_in_at: datetime | None = None,
+    device: str = "",
 ) -> str | None:
-    """Ends the call with UNAUTHENTICATED unless the person may be served (`Standing.check`);
-    else the id of their conversation, None before their first message."""
+    """Ends the call with UNAUTHENTICATED unless the person (and the asking device, when one
+    is named) may be served (`Standing.check`); else the id of their conversation, None before
+    their first message."""
     try:
-        return await standing.check(person, signed_in_at)
+        return await standing.check(person, signed_in_at, device)
     except Removed:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
         raise
@@ -68,12 +73,55 @@ async def remove(
     return persons_pb2.DeleteReply(erased_at_unix=int(erased.at.timestamp()), held=erased.held)
 
 
+def devices_reply(listed: list[SignedIn]) -> persons_pb2.DevicesReply:
+    return persons_pb2.DevicesReply(
+        devices=[
+            persons_pb2.Device(
+                device=device.handle,
+                agent=device.agent,
+                first_seen=timestamp(device.first_seen),
+                last_seen=timestamp(device.last_seen),
+                this_device=device.this_device,
+            )
+            for device in listed
+        ]
+    )
+
+
+async def signed_out(
+    devices: Devices,
+    feed: Feed,
+    person: str,
+    handle: str | None,
+    context: grpc.aio.ServicerContext,
+) -> None:
+    """Signs the device (or every device) out; the person's streams here read their standing
+    again at once (other replicas' are woken by the sign-out itself)."""
+    try:
+        conversation = await devices.sign_out(person, handle)
+    except UnknownDevice:
+        await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such signed-in device")
+        raise
+    if conversation is not None:
+        feed.publish(conversation)
+
+
 class YourDataService(persons_pb2_grpc.YourDataServicer):
-    def __init__(self, archive: Archive, erasure: Erasure, standing: Standing, secret: str) -> None:
+    def __init__(
+        self,
+        archive: Archive,
+        erasure: Erasure,
+        standing: Standing,
+        secret: str,
+        devices: Devices,
+        feed: Feed,
+    ) -> None:
         self._archive = archive
         self._erasure = erasure
         self._standing = standing
         self._secret = secret
+        self._devices = devices
+        self._feed = feed
 
     async def Export(
         self,
@@ -81,9 +129,27 @@ class YourDataService(persons_pb2_grpc.YourDataServicer):
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[persons_pb2.ArchiveChunk]:
         identity = await authenticate(context, self._secret)
-        await self._may_serve(identity.person, request.signed_in_at_unix, context)
+        signed_in_at = signed_in(request.signed_in_at_unix)
+        await may_serve(self._standing, identity.person, context, signed_in_at, request.device)
         async for chunk in archive_chunks(self._archive, identity.person, context):
             yield chunk
+
+    async def Devices(
+        self, request: persons_pb2.DevicesRequest, context: grpc.aio.ServicerContext
+    ) -> persons_pb2.DevicesReply:
+        identity = await authenticate(context, self._secret)
+        await may_serve(self._standing, identity.person, context, device=request.asking)
+        return devices_reply(await self._devices.listed(identity.person, request.asking))
+
+    async def SignOut(
+        self, request: persons_pb2.SignOutRequest, context: grpc.aio.ServicerContext
+    ) -> persons_pb2.DevicesReply:
+        identity = await authenticate(context, self._secret)
+        person = identity.person
+        await may_serve(self._standing, person, context, device=request.asking)
+        handle = None if request.all else request.device
+        await signed_out(self._devices, self._feed, person, handle, context)
+        return devices_reply(await self._devices.listed(person, request.asking))
 
     async def Delete(
         self,

@@ -100,7 +100,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
                 signed_in_at=signed_in_at,
                 agent=request.agent,
             )
-        opened = await self._opened(person, context, signed_in_at, hello)
+        opened = await self._opened(person, context, signed_in_at, hello, request.device)
         # A device opens the conversation as the person opens the app: their memory gets
         # ready while they read and type.
         self._memory.prepare(identity)
@@ -169,9 +169,12 @@ class SessionService(session_pb2_grpc.SessionServicer):
         context: grpc.aio.ServicerContext[session_pb2.FollowRequest, session_pb2.ConversationEvent],
     ) -> AsyncIterator[session_pb2.ConversationEvent]:
         identity = await authenticate(context, self._secret)
+        device = request.device
         # While a device follows, what Violet tells reaches it here, not as a notification.
         async with self._presence.following(identity.person) as follower:
-            opened = await self._opened(identity.person, context, then=follower.arrive_on)
+            opened = await self._opened(
+                identity.person, context, then=follower.arrive_on, device=request.device
+            )
             conversation = opened.conversation
             following = self._feed.follow(conversation.id, request.since)
             try:
@@ -190,7 +193,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
                         # A removal wakes every follower with nothing new (before and after it
                         # erases), as does the safety-net poll: the device is signed out then.
                         # A wake that brings news needs no second read of the standing.
-                        await self._may_serve(identity.person, context)
+                        await may_serve(self._standing, identity.person, context, device=device)
                     for message in news:
                         yield to_event(message)
                         following.last = message.seq
@@ -247,19 +250,20 @@ class SessionService(session_pb2_grpc.SessionServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the update is empty")
         return session_pb2.DeliverReply()
 
-    async def _may_serve(self, person: str, context: grpc.aio.ServicerContext) -> None:
-        await may_serve(self._standing, person, context)
-
     async def _opened(
         self,
         person: str,
         context: grpc.aio.ServicerContext,
         signed_in_at: datetime | None = None,
         then: Callable[[Connection], object] | None = None,
+        device: str = "",
     ) -> Opened:
         """The person's one conversation, once they may be served (else the call ends): their
-        standing, the conversation (made on first contact) and `then` in one trip."""
-        check = partial(self._standing.check_on, person=person, signed_in_at=signed_in_at)
+        standing (and the asking device's), the conversation (made on first contact) and `then`
+        in one trip."""
+        check = partial(
+            self._standing.check_on, person=person, signed_in_at=signed_in_at, device=device
+        )
         try:
             return await self._conversations.opened(person, check, then)
         except Removed:

@@ -40,6 +40,8 @@ conversations = Table(
     # holder never blocks the person for longer than the lease.
     Column("lock_holder", String(80), nullable=True),
     Column("lock_until", UtcDateTime(), nullable=True),
+    # Every device signed out at once (`session.devices`): a token issued before is refused.
+    Column("signed_out_before", UtcDateTime(), nullable=True),
 )
 
 model_conversations = Table(
@@ -209,6 +211,8 @@ devices = Table(
     Column("first_seen", UtcDateTime(), nullable=False),
     Column("last_seen", UtcDateTime(), nullable=False),
     Column("agent", String(200), nullable=False, default=""),
+    # Signed out (by the person or the operator): its token is refused from then on.
+    Column("signed_out_at", UtcDateTime(), nullable=True),
 )
 
 # A person's removal, from the request until every service has erased them. The name is kept
@@ -271,6 +275,9 @@ push_subscriptions = Table(
     Column("auth", String(64), nullable=False),
     # Whether a notification may show what Violet said.
     Column("previews", Boolean, nullable=False, default=False),
+    # The signed-in device (a digest of its token) that turned notifications on: signing it
+    # out removes its subscription.
+    Column("signed_in_device", String(64), nullable=True),
     Column("created_at", UtcDateTime(), nullable=False),
     Column("updated_at", UtcDateTime(), nullable=False),
 )

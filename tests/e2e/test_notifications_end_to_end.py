@@ -16,6 +16,7 @@ from tests.support.device import Device
 from tests.support.push_service import LocalPushService
 from tests.support.stack import Stack, running_stack
 from tests.support.waiting import eventually
+from violet.identity import issue_token
 from violet.push import from_b64url
 
 RESULT_WAIT_S = 60.0
@@ -154,3 +155,42 @@ async def test_an_address_that_is_not_a_push_service_is_refused_in_plain_words(
     state = await push_frame(phone, {"type": "push.get", "device": "d1"})
     assert state["on"] is False
     await phone.socket.close()
+
+
+async def test_a_device_signed_out_elsewhere_is_refused_on_every_gateway_and_notified_no_more(
+    stack: Stack, push: LocalPushService
+) -> None:
+    person = "lost-phone-" + uuid.uuid4().hex[:6]
+    gateway_b = stack.start_replica("gateway", "b")
+    url_b = f"ws://{stack.address(gateway_b)}/v1/live"
+    try:
+        laptop, _ = await Device.open(stack.live_url, stack.token(person))
+        lost = issue_token(person, stack.secret, ttl_s=3600)  # another sign-in: another device
+        phone, _ = await Device.open(url_b, lost)
+        browser = push.subscription(person)
+        turning_on = {"type": "push.on", "device": uuid.uuid4().hex, "previews": False, **browser}
+        assert (await push_frame(phone, turning_on))["on"] is True
+
+        await laptop.send({"type": "devices.list"})
+        listed = (await laptop.until(lambda f: f["type"] == "devices"))["devices"]
+        assert sorted(device["this"] for device in listed) == [False, True]
+        (other,) = [device for device in listed if not device["this"]]
+        await laptop.send({"type": "devices.signout", "device": other["device"]})
+
+        # On the other gateway the lost phone is told at once, and its socket closes.
+        async with asyncio.timeout(1.0):
+            refused = await phone.until(lambda f: f["type"] == "error")
+        assert refused["code"] == "unauthorized"
+        left = (await laptop.until(lambda f: f["type"] == "devices"))["devices"]
+        assert [device["this"] for device in left] == [True]
+        for url in (stack.live_url, url_b):
+            again = await Device.connect(url)
+            await again.send({"type": "hello", "token": lost, "since": 0})
+            assert (await again.next())["code"] == "unauthorized"
+        subscriptions = stack.rows(
+            "session", "SELECT 1 FROM push_subscriptions WHERE person = :p", p=person
+        )
+        assert subscriptions == []
+        await laptop.socket.close()
+    finally:
+        stack.stop(gateway_b)

@@ -23,6 +23,7 @@ from tests.support.messages_api import MessagesAPIProcess
 from tests.support.oidc import AUDIENCE, DOMAIN, LocalIssuer
 from tests.support.stack import SERVICES, running_stack
 from tests.support.waiting import eventually_blocking
+from violet.identity import issue_token
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -402,3 +403,69 @@ def test_a_person_downloads_their_data_and_deletes_everything_in_the_browser(
         assert browser.execute_script("return localStorage.getItem('violet.token')") is None
         assert css(browser, ".messages li") == []
         assert hello_is_refused(stack.live_url, token) == 4401
+
+
+KEPT_HERE = """
+const done = arguments[arguments.length - 1];
+const local = JSON.stringify(Object.assign({}, localStorage));
+const opening = indexedDB.open("violet", 1);
+opening.onupgradeneeded = () => opening.result.createObjectStore("unsent", { keyPath: "id" });
+opening.onsuccess = async () => {
+  const reading = opening.result.transaction("unsent").objectStore("unsent").getAll();
+  reading.onsuccess = async () => {
+    const cached = [];
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const request of await cache.keys()) {
+        cached.push(await (await cache.match(request)).text());
+      }
+    }
+    done({ local, unsent: JSON.stringify(reading.result), cached: cached.join(" ") });
+  };
+};
+"""
+
+
+def test_a_person_signs_out_a_lost_device_and_then_this_one_leaving_nothing_in_the_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    with running_stack(tmp_path / "home", "sqlite") as stack:
+        # Two sign-ins of hers, each its own device (tokens that differ).
+        lost, here = stack.token("dee"), issue_token("dee", stack.secret, ttl_s=3600)
+        with connect(stack.live_url) as phone:  # the lost phone, still connected
+            phone.send(json.dumps({"type": "hello", "token": lost, "since": 0}))
+            assert json.loads(phone.recv(timeout=WAIT_S))["type"] == "welcome"
+            browser.get(stack.http_url + "/")
+            sign_in(browser, here)
+            say(browser, "my locker code is 4817")
+            css(browser, "#show-key")[0].click()
+            wait_for(browser, lambda: len(css(browser, "#devices-list li")) == 2)
+            rows = css(browser, "#devices-list li")
+            assert sum("(this device)" in row.text for row in rows) == 1
+            other = next(row for row in rows if "(this device)" not in row.text)
+            other.find_element("css selector", "button").click()
+            wait_for(browser, lambda: len(css(browser, "#devices-list li")) == 1)
+            # The lost phone is told it is signed out and its socket closes, at once.
+            refusal = json.loads(phone.recv(timeout=WAIT_S))
+            assert (refusal["type"], refusal["code"]) == ("error", "unauthorized")
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                phone.recv(timeout=WAIT_S)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+        assert hello_is_refused(stack.live_url, lost) == 4401
+
+        # Offline, a message waits to be sent; signing out offers to send it first.
+        browser.execute_script("window.dispatchEvent(new Event('offline'))")
+        css(browser, "#show-chat")[0].click()
+        from selenium.webdriver.common.keys import Keys
+
+        css(browser, "#say-text")[0].send_keys("a message not sent yet", Keys.ENTER)
+        css(browser, "#show-key")[0].click()
+        css(browser, "#sign-out-here")[0].click()
+        assert "1 message not sent yet" in visible(browser, "#sign-out-confirm").text
+        css(browser, "#sign-out-anyway")[0].click()
+        wait_for(browser, lambda: visible(browser, "#sign-in"))
+        assert "signed out of this device" in css(browser, "#sign-in-note")[0].text
+        kept = browser.execute_async_script(KEPT_HERE)
+        for words in (here, "dee", "4817", "a message not sent yet", "violet.device"):
+            assert words not in kept["local"] + kept["unsent"] + kept["cached"], words
+        wait_for(browser, lambda: hello_is_refused(stack.live_url, here) == 4401)

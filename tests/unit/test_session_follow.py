@@ -79,7 +79,7 @@ def session_service(db: Database, store: ConversationStore, feed: Feed) -> Sessi
         Memory(),  # type: ignore[arg-type]
         SECRET,
         Standing(db, SECRET),
-        Devices(),
+        Devices(db),
         Presence(db),
     )
 

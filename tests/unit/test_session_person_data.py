@@ -26,7 +26,7 @@ from sqlalchemy import func, insert, select
 from session.accounts import AccountRules, Accounts
 from session.accounts_service import AccountsService
 from session.archive import Archive, BrokenExport
-from session.devices import Devices
+from session.devices import Devices, UnknownDevice
 from session.erasure import PERSON_TABLES, Erasure, Removed, Standing, person_digest
 from session.feed import Feed
 from session.notify.subscriptions import Subscription, Subscriptions
@@ -234,7 +234,7 @@ async def fill(place: Place, person: str) -> None:
         await accounts.set_key(person, ApiKey(f"sk-ant-api03-{person}-Zq9xW8vU7tS6rR5qP4oN3-ABCD"))
         await accounts.record_usage(person, [_usage(0.25)])
         await accounts.set_budget(person, 1.0, 10.0)
-        hello = Devices(place.clock).seen_on
+        hello = Devices(place.db, place.clock).seen_on
         await place.db.run(hello, person, f"{person}-phone", NOW, "Phone 1.0")
         browser = PushAddress("webpush", f"https://push.example/{person}", "key", "secret")
         subscription = Subscription(f"{person}-browser", browser, previews=True)
@@ -531,7 +531,7 @@ async def test_tombstones_go_once_no_token_that_old_is_valid(place: Place) -> No
 
 
 async def test_a_device_saying_hello_again_is_one_device_seen_since(place: Place) -> None:
-    hello = Devices(place.clock).seen_on
+    hello = Devices(place.db, place.clock).seen_on
     with acting_for(ANN):
         await place.db.run(hello, ANN, "phone", NOW, "Phone 1.0")
         place.clock.now = NOW + timedelta(hours=1)
@@ -584,3 +584,51 @@ async def test_a_call_for_a_person_removed_is_refused_and_makes_nothing_of_their
                 await call
             assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert all(count == 0 for count in (await rows_of(place, ANN)).values())
+
+
+async def test_a_device_signed_out_is_refused_from_then_on_and_the_others_go_on(
+    place: Place,
+) -> None:
+    devices = Devices(place.db, place.clock)
+    phone, laptop = "a" * 64, "b" * 64
+    with acting_for(ANN):
+        await place.db.run(devices.seen_on, ANN, phone, NOW, "Phone 1.0")
+        place.clock.now = NOW + timedelta(minutes=5)
+        await place.db.run(devices.seen_on, ANN, laptop, NOW, "Laptop 2.0")
+        await place.store.conversations.conversation_of(ANN)
+    subscriptions = Subscriptions(place.db)
+    browser = PushAddress("webpush", "https://push.example/ann-phone", "key", "secret")
+    with acting_for(ANN):
+        await subscriptions.keep(ANN, Subscription("ann-browser", browser, True, phone))
+    listed = await devices.listed(ANN, asking=laptop)
+    assert [(d.handle, d.agent, d.this_device) for d in listed] == [
+        (laptop[:16], "Laptop 2.0", True),
+        (phone[:16], "Phone 1.0", False),
+    ]
+
+    assert await devices.sign_out(ANN, phone[:16]) is not None
+    with pytest.raises(Removed):
+        await place.standing().check(ANN, NOW, device=phone)
+    await place.standing().check(ANN, NOW, device=laptop)
+    assert [d.handle for d in await devices.listed(ANN)] == [laptop[:16]]
+    with acting_for(ANN):
+        assert await subscriptions.of(ANN) == []  # its notifications stopped
+    with pytest.raises(UnknownDevice):
+        await devices.sign_out(ANN, phone[:16])  # signed out already
+    with pytest.raises(UnknownDevice):
+        await devices.sign_out(BOB, laptop[:16])  # not his
+
+
+async def test_every_device_signed_out_refuses_every_sign_in_until_then_never_used_ones_too(
+    place: Place,
+) -> None:
+    devices = Devices(place.db, place.clock)
+    with acting_for(ANN):
+        await place.db.run(devices.seen_on, ANN, "a" * 64, NOW, "Phone 1.0")
+        await place.store.conversations.conversation_of(ANN)
+    place.clock.now = NOW + timedelta(hours=1)
+    await devices.sign_out(ANN, None)
+    assert await devices.listed(ANN) == []
+    with pytest.raises(Removed):
+        await place.standing().check(ANN, NOW + timedelta(minutes=30))  # issued before, unused
+    await place.standing().check(ANN, NOW + timedelta(hours=2))  # a sign-in since

@@ -41,6 +41,7 @@ const state = {
   openDocument: null, // the document shown: its name, title and text
   lastDeleted: null,
   signingOut: false,
+  signOutWhenSent: false, // sign this device out once the messages not yet sent are stored
   deleting: false, // a deletion sent, its answer not come yet
   provider: null, // where and as which client to sign in, when the gateway has a provider
   // Violet's notices in this browser, as the gateway last told them. `key` "" means they are
@@ -323,6 +324,7 @@ function receive(frame) {
     account: showAccount,
     "account.deleted": accountDeleted,
     push: showTelling,
+    devices: (f) => showDevices(f.devices),
     error: showError,
   };
   const handler = handlers[frame.type];
@@ -343,7 +345,9 @@ function welcomed(frame) {
   if (state.view === "key") {
     checking(false);
     send({ type: "account.show" });
+    send({ type: "devices.list" });
   }
+  if (state.signOutWhenSent && !state.unsent.size) signOutHere();
 }
 
 // Sends every message not yet stored, in the order written, with the id it was given: Violet
@@ -357,6 +361,9 @@ function showError(frame) {
     state.deleting = false;
     state.signingOut = true;
     state.open = false;
+    // Signed out from elsewhere (or the account is gone): what this browser keeps of the
+    // person can't be sent anywhere now, and goes.
+    forgetHere();
     askToSignIn(frame.text);
     return;
   }
@@ -446,6 +453,7 @@ function settleWaiting(message) {
 function acked(frame) {
   state.unsent.delete(frame.id);
   unkeep(frame.id);
+  if (state.signOutWhenSent && !state.unsent.size) signOutHere();
   const item = el("messages").querySelector(`.waiting[data-say="${CSS.escape(frame.id)}"]`);
   if (!item) return;
   if (frame.seq <= state.lastSeq) item.remove();
@@ -801,6 +809,105 @@ function accountDeleted(frame) {
   askToSignIn("", frame.text);
 }
 
+// Devices: where the person is signed in, each of which can be signed out. Signing out this one
+// forgets everything this browser keeps for them: their sign-in, the messages not yet sent
+// (offered to be sent first), and this browser's name for itself.
+
+function showDevices(devices) {
+  const list = el("devices-list");
+  list.replaceChildren();
+  for (const device of devices) {
+    const item = document.createElement("li");
+    const name = document.createElement("span");
+    name.textContent = `${describeAgent(device.agent)}${device.this ? " (this device)" : ""}`;
+    const seen = document.createElement("span");
+    seen.className = "help";
+    seen.textContent = ` Last used ${new Date(device.last_seen).toLocaleString()}`;
+    item.append(name, seen);
+    if (!device.this) {
+      const out = document.createElement("button");
+      out.type = "button";
+      out.textContent = "Sign out";
+      out.addEventListener("click", () => {
+        el("devices-problem").textContent = "";
+        if (!send({ type: "devices.signout", device: device.device })) {
+          el("devices-problem").textContent = NOT_CONNECTED;
+        }
+      });
+      item.append(" ", out);
+    }
+    list.append(item);
+  }
+}
+
+// A browser's or terminal's own words for itself, shortened to what a person recognises.
+function describeAgent(agent) {
+  if (!agent) return "A device";
+  const browsers = [["Edg/", "Edge"], ["Firefox/", "Firefox"], ["Chrome/", "Chrome"], ["Safari/", "Safari"]];
+  const systems = [["iPhone", "an iPhone"], ["iPad", "an iPad"], ["Android", "Android"],
+    ["Windows", "Windows"], ["Mac OS", "a Mac"], ["Linux", "Linux"]];
+  const browser = browsers.find(([mark]) => agent.includes(mark));
+  const system = systems.find(([mark]) => agent.includes(mark));
+  if (browser && system) return `${browser[1]} on ${system[1]}`;
+  if (browser) return browser[1];
+  return agent.slice(0, 60);
+}
+
+function askSignOutHere() {
+  const waiting = state.unsent.size;
+  if (!waiting) {
+    signOutHere();
+    return;
+  }
+  const messages = waiting === 1 ? "1 message" : `${waiting} messages`;
+  el("sign-out-unsent").textContent = `You have ${messages} not sent yet. Send ${waiting === 1 ? "it" : "them"} before you sign out?`;
+  el("sign-out-confirm").hidden = false;
+  el("sign-out-send").focus();
+}
+
+function sendThenSignOut() {
+  el("sign-out-confirm").hidden = true;
+  state.signOutWhenSent = true;
+  if (state.open) resendUnsent();
+  else connect();
+  el("devices-problem").textContent = "Sending your messages, then signing out…";
+}
+
+// Signs this device out (its sign-in is refused from then on, everywhere) and forgets here
+// everything of the person's.
+async function signOutHere() {
+  state.signOutWhenSent = false;
+  el("sign-out-confirm").hidden = true;
+  const token = localStorage.getItem(TOKEN_KEY) || "";
+  const handle = token ? await deviceHandle(token) : "";
+  state.signingOut = true;
+  if (handle) send({ type: "devices.signout", device: handle });
+  stopTellingHere();
+  forgetHere();
+  if (state.socket) state.socket.close();
+  askToSignIn("", "You're signed out of this device.");
+}
+
+// What the gateway knows this device by: the first 16 hex characters of its token's SHA-256.
+async function deviceHandle(token) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return Array.from(new Uint8Array(digest)).map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
+}
+
+// Everything this browser keeps of the person goes: the sign-in, the conversation shown, the
+// messages not yet sent, and the browser's name for itself. The page's own files stay.
+function forgetHere() {
+  localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(DEVICE_KEY);
+  localStorage.removeItem(SIGNING_IN_KEY);
+  sessionStorage.clear();
+  state.lastSeq = 0;
+  state.unsent.clear();
+  unkeepAll();
+  el("messages").replaceChildren();
+  el("devices-list").replaceChildren();
+}
+
 // Violet's notices: this browser asks the gateway whether she offers them, and turns them on
 // (with the browser's own permission and address for them) or off. Where the browser can't
 // show them, an iPhone's Safari tab says how to get them: from the home screen.
@@ -1042,7 +1149,10 @@ function show(view) {
     el("key-problem").textContent = "";
     el("data-problem").textContent = "";
     el("download-state").textContent = "";
+    el("sign-out-confirm").hidden = true;
+    el("devices-problem").textContent = "";
     send({ type: "account.show" });
+    send({ type: "devices.list" });
     el("key-title").focus();
   } else {
     el("say-text").focus();
@@ -1083,6 +1193,10 @@ function start() {
   );
   el("delete-form").addEventListener("submit", deleteEverything);
   el("delete-no").addEventListener("click", closeDeleteEverything);
+  el("sign-out-here").addEventListener("click", askSignOutHere);
+  el("sign-out-send").addEventListener("click", sendThenSignOut);
+  el("sign-out-anyway").addEventListener("click", signOutHere);
+  el("sign-out-no").addEventListener("click", () => { el("sign-out-confirm").hidden = true; });
   el("tell-me-on").addEventListener("change", switchTelling);
   el("tell-me-previews").addEventListener("change", () => tellHere(el("tell-me-previews").checked));
   window.addEventListener("offline", wentOffline);

@@ -66,7 +66,7 @@ class NotificationsService(notifications_pb2_grpc.NotificationsServicer):
             log.info("a notification address was refused", extra={"reason": refused.detail})
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(refused))
         address = PushAddress(WEB_PUSH, endpoint, request.p256dh, request.auth)
-        kept = Subscription(device, address, request.previews)
+        kept = Subscription(device, address, request.previews, request.signed_in_device)
         await self._subscriptions.keep(identity.person, kept)
         return await self._state(identity.person, device)
 

@@ -22,6 +22,8 @@ class Subscription:
     device: str
     address: PushAddress
     previews: bool
+    # A digest of the token of the signed-in device that turned it on: signed out, it goes.
+    signed_in_device: str = ""
 
 
 class Subscriptions:
@@ -54,6 +56,7 @@ class Subscriptions:
             "p256dh": address.p256dh,
             "auth": address.auth,
             "previews": subscription.previews,
+            "signed_in_device": subscription.signed_in_device or None,
             "updated_at": now,
         }
         async with self._db() as tx, tx.begin():
@@ -97,4 +100,4 @@ async def _keep_newest(tx: Session, person: str) -> None:
 
 def _subscription(row: Row[Any]) -> Subscription:
     address = PushAddress(row.kind, row.endpoint, row.p256dh, row.auth)
-    return Subscription(row.device, address, bool(row.previews))
+    return Subscription(row.device, address, bool(row.previews), row.signed_in_device or "")
