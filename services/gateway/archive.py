@@ -16,15 +16,14 @@ import grpc
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from gateway import phrases
 from gateway.limits import EXPORTS_PER_HOUR, PersonLimiter
-from gateway.live import device_digest, issued_at
+from gateway.live import device_digest, issued_at, signed_out_phrase
 from gateway.oidc import IssuerUnreachable
 from gateway.signin import SignIn
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
 from violet.identity import Unauthorized, service_identity
-from violet.language import ENGLISH
+from violet.language import ENGLISH, phrase
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -111,6 +110,7 @@ class ArchiveDownload:
 
     def _refused(self, error: grpc.aio.AioRpcError) -> Response:
         if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-            return _problem(phrases.SIGNED_OUT[ENGLISH], 401)  # deleted since this sign-in
+            # Deleted, or this device signed out, since this sign-in.
+            return _problem(phrase(signed_out_phrase(error), ENGLISH), 401)
         log.warning("an export could not begin", extra={"code": error.code().name})
         return _problem(AWAY, 503)

@@ -80,7 +80,18 @@ DocumentsAnswer = documents_pb2.DocumentsReply | documents_pb2.OpenedDocument
 
 
 class SignedOut(Exception):
-    """The person was deleted, or this device signed out: it leaves."""
+    """The person was deleted, or this device was signed out: it leaves, told which."""
+
+    def __init__(self, error: grpc.aio.AioRpcError | None = None) -> None:
+        super().__init__("signed out")
+        self.phrase = signed_out_phrase(error)
+
+
+def signed_out_phrase(error: grpc.aio.AioRpcError | None) -> phrases.Phrase:
+    """What a device refused by the session is told: the device alone was signed out, or the
+    whole account is gone."""
+    device_alone = error is not None and "this device was signed out" in (error.details() or "")
+    return phrases.DEVICE_SIGNED_OUT if device_alone else phrases.SIGNED_OUT
 
 
 class Deleted(Exception):
@@ -245,9 +256,8 @@ class LiveEndpoint:
             opened = await self._session.Open(opening, metadata=self._internal(person))
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-                await device.refuse(
-                    "unauthorized", phrase(phrases.SIGNED_OUT, ENGLISH), CLOSE_UNAUTHORIZED
-                )
+                told = phrase(signed_out_phrase(error), ENGLISH)
+                await device.refuse("unauthorized", told, CLOSE_UNAUTHORIZED)
             else:
                 await device.refuse("unavailable", UNAVAILABLE_TEXT, CLOSE_UNAVAILABLE)
             return
@@ -281,8 +291,9 @@ class LiveEndpoint:
             for outcome in ended
             if isinstance(outcome, Exception) and not isinstance(outcome, WebSocketDisconnect)
         ]
-        if any(isinstance(failure, SignedOut) for failure in failures):
-            signed_out = phrase(phrases.SIGNED_OUT, device.language)
+        gone = next((f for f in failures if isinstance(f, SignedOut)), None)
+        if gone is not None:
+            signed_out = phrase(gone.phrase, device.language)
             await device.refuse("unauthorized", signed_out, CLOSE_UNAUTHORIZED)
         elif failures:
             log.error("a device's connection failed", exc_info=failures[0])
@@ -483,7 +494,7 @@ class LiveEndpoint:
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise FrameError("bad_frame", phrases.NO_SUCH_DEVICE) from None
             if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-                raise SignedOut from None
+                raise SignedOut(error) from None
             raise FrameError("unavailable", phrases.DEVICES_AWAY) from None
         await device.send(frames.outgoing("devices", devices=[_device(d) for d in listed.devices]))
 
@@ -539,7 +550,7 @@ class LiveEndpoint:
     async def _not_deleted(self, device: Device, error: grpc.aio.AioRpcError) -> None:
         """Tells the device why nothing (or not all) was deleted, before its stream may end."""
         if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-            raise SignedOut from None  # the person was deleted since this device signed in
+            raise SignedOut(error) from None  # deleted, or signed out, since it signed in
         if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
             refusal = frames.error("bad_frame", phrase(phrases.NOTHING_DELETED, device.language))
         else:

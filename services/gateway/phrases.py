@@ -43,6 +43,13 @@ SIGNED_OUT: Phrase = {
     "fr": "Ce compte a été supprimé : cet appareil est donc déconnecté.",
     "de": "Dieses Konto wurde gelöscht, deshalb ist dieses Gerät abgemeldet.",
 }
+DEVICE_SIGNED_OUT: Phrase = {
+    "en": "You were signed out of this device. Sign in again to go on.",
+    "pt": "Você saiu da sessão neste aparelho. Entre de novo para continuar.",
+    "es": "Se cerró tu sesión en este dispositivo. Vuelve a iniciar sesión para seguir.",
+    "fr": "Vous avez été déconnecté de cet appareil. Reconnectez-vous pour continuer.",
+    "de": "Sie wurden auf diesem Gerät abgemeldet. Melden Sie sich wieder an, um weiterzumachen.",
+}
 BUSY: Phrase = {
     "en": "Violet has too much to answer right now. Please send that again in a moment.",
     "pt": "A Violet tem muito para responder agora. Envie isso de novo daqui a pouco.",

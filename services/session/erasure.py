@@ -107,6 +107,10 @@ class Removed(Exception):
     """The person is being removed, or was removed after this device signed in."""
 
 
+class DeviceSignedOut(Removed):
+    """The device was signed out (by the person or the operator): the person is still here."""
+
+
 @dataclass(frozen=True)
 class _Removal:
     # None while the removal runs.
@@ -193,10 +197,10 @@ class _Standing:
 def _judged(standing: _Standing, signed_in_at: datetime | None) -> str | None:
     """`Standing.check`'s verdict on what `_standing_on` read."""
     if standing.device_signed_out:
-        raise Removed("the device was signed out")
+        raise DeviceSignedOut("the device was signed out")
     before = standing.signed_out_before
     if before is not None and signed_in_at is not None and signed_in_at <= before:
-        raise Removed("every device was signed out since this one signed in")
+        raise DeviceSignedOut("every device was signed out since this one signed in")
     removal = standing.removal
     if removal is None:
         return standing.conversation

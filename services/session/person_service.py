@@ -10,13 +10,19 @@ import grpc
 
 from session.archive import Archive, BrokenExport
 from session.devices import Devices, SignedIn, UnknownDevice
-from session.erasure import Erased, Erasure, Removed, Standing, signed_in
+from session.erasure import DeviceSignedOut, Erased, Erasure, Removed, Standing, signed_in
 from session.feed import Feed
 from violet.clock import timestamp
 from violet.identity import authenticate
 from violet.v1 import persons_pb2, persons_pb2_grpc
 
 SIGNED_OUT = "signed out: this account was deleted"
+DEVICE_SIGNED_OUT = "signed out: this device was signed out"
+
+
+def refusal(removed: Removed) -> str:
+    """What an UNAUTHENTICATED call is told: the device alone, or the whole account."""
+    return DEVICE_SIGNED_OUT if isinstance(removed, DeviceSignedOut) else SIGNED_OUT
 
 
 async def may_serve(
@@ -31,8 +37,8 @@ async def may_serve(
     their first message."""
     try:
         return await standing.check(person, signed_in_at, device)
-    except Removed:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+    except Removed as removed:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal(removed))
         raise
 
 

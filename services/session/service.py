@@ -17,7 +17,7 @@ from session.erasure import Removed, Standing, signed_in
 from session.feed import Feed
 from session.memory_client import MemoryClient
 from session.notify.presence import Presence
-from session.person_service import SIGNED_OUT, may_serve
+from session.person_service import may_serve, refusal
 from session.runner import Taken, TurnRunner
 from session.store import ConversationStore
 from session.transcript import SINCE_PAGE, Appended, Message
@@ -151,8 +151,8 @@ class SessionService(session_pb2_grpc.SessionServicer):
             if placed is None:
                 await self._conversations.conversation_of(person)
                 placed = await self._transcript.append_say_to(destination, client_id, said, take)
-        except Removed:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+        except Removed as removed:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal(removed))
             raise
         except Backlogged:
             await context.abort(
@@ -266,6 +266,6 @@ class SessionService(session_pb2_grpc.SessionServicer):
         )
         try:
             return await self._conversations.opened(person, check, then)
-        except Removed:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, SIGNED_OUT)
+        except Removed as removed:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal(removed))
             raise

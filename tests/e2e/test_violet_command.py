@@ -288,3 +288,42 @@ def test_run_says_plainly_when_an_address_is_taken(environment: dict[str, str]) 
         )
     assert refused.returncode == 1
     assert f"{host}:{port} (gateway) is already in use" in refused.stderr
+
+
+def test_devices_are_listed_and_signed_out_by_the_person_and_by_the_operator(
+    running: subprocess.Popen[str], environment: dict[str, str], tmp_path: Path
+) -> None:
+    from violet.identity import issue_token, resolve_secret
+
+    assert running.stdout is not None
+    assert "Violet is ready" in running.stdout.readline()
+    secret = resolve_secret("", Path(environment["VIOLET_HOME"]))
+    live = f"ws://{environment['VIOLET_GATEWAY_ADDR']}/v1/live"
+    lost = issue_token("jo", secret, ttl_s=3600)  # a phone of Jo's, signed in earlier
+    with connect(live) as socket:
+        socket.send(json.dumps({"type": "hello", "token": lost, "since": 0}))
+        assert json.loads(socket.recv(timeout=20))["type"] == "welcome"
+
+    listed = chat_as("jo", "/devices\n/signout 2\n", environment, tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "Your devices, most recently used first:" in listed.stdout
+    assert "(this one)" in listed.stdout
+    with connect(live) as socket:
+        socket.send(json.dumps({"type": "hello", "token": lost, "since": 0}))
+        assert json.loads(socket.recv(timeout=20))["code"] == "unauthorized"
+
+    shown = subprocess.run(
+        [VIOLET, "person", "devices", "jo"], env=environment, capture_output=True, text=True
+    )
+    assert shown.returncode == 0, shown.stderr
+    (device,) = json.loads(shown.stdout.splitlines()[-1])["devices"]  # the chat's own
+    assert set(device) == {"device", "agent", "first_seen", "last_seen"}
+    out = subprocess.run(
+        [VIOLET, "person", "signout", "jo", "--all"],
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Every device of jo's is signed out" in out.stdout
+    assert json.loads(out.stdout.splitlines()[-1]) == {"devices": []}
