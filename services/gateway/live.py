@@ -378,7 +378,7 @@ class LiveEndpoint:
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.UNAUTHENTICATED:
                     async with device.deleting:  # a deletion asked here is answered first
-                        raise SignedOut from None  # the person was deleted
+                        raise SignedOut(error) from None  # deleted, or this device signed out
                 log.info(
                     "conversation stream ended; reconnecting", extra={"code": error.code().name}
                 )

@@ -873,19 +873,50 @@ function sendThenSignOut() {
   el("devices-problem").textContent = "Sending your messages, then signing out…";
 }
 
+const SIGNED_OUT_HERE = "You're signed out of this device.";
+const SIGNED_OUT_HERE_ONLY = "You're signed out here, but Violet couldn't be reached to end this sign-in. To be sure, sign this device out from another one (its You page).";
+// Ending a sign-in waits this long for Violet to confirm it.
+const SIGN_OUT_WAIT_MS = 10000;
+
 // Signs this device out (its sign-in is refused from then on, everywhere) and forgets here
 // everything of the person's.
 async function signOutHere() {
   state.signOutWhenSent = false;
   el("sign-out-confirm").hidden = true;
   const token = localStorage.getItem(TOKEN_KEY) || "";
-  const handle = token ? await deviceHandle(token) : "";
   state.signingOut = true;
-  if (handle) send({ type: "devices.signout", device: handle });
+  clearTimeout(state.retryTimer); // no reconnecting, with a token about to be forgotten
+  if (state.socket) state.socket.close();
+  const ended = token ? await endSignIn(token) : true;
   stopTellingHere();
   forgetHere();
-  if (state.socket) state.socket.close();
-  askToSignIn("", "You're signed out of this device.");
+  askToSignIn("", ended ? SIGNED_OUT_HERE : SIGNED_OUT_HERE_ONLY);
+}
+
+// Ends the sign-in of `token` at Violet, on a connection of its own (the page's may be closed,
+// offline): resolves with whether she confirmed it.
+function endSignIn(token) {
+  return new Promise((resolve) => {
+    let socket;
+    const done = (ended) => {
+      clearTimeout(timer);
+      if (socket) socket.close();
+      resolve(ended);
+    };
+    const timer = setTimeout(() => done(false), SIGN_OUT_WAIT_MS);
+    deviceHandle(token).then((handle) => {
+      socket = new WebSocket(liveUrl());
+      socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "hello", token, since: 0 })));
+      socket.addEventListener("message", (event) => {
+        const frame = JSON.parse(event.data);
+        if (frame.type === "welcome") socket.send(JSON.stringify({ type: "devices.signout", device: handle }));
+        else if (frame.type === "devices") done(true);
+        else if (frame.type === "error" && frame.code === "unauthorized") done(true); // ended already
+      });
+      socket.addEventListener("close", (event) => done(event.code === 4401));
+      socket.addEventListener("error", () => done(false));
+    });
+  });
 }
 
 // What the gateway knows this device by: the first 16 hex characters of its token's SHA-256.
