@@ -1,6 +1,6 @@
 """The operator's commands for people's accounts: a person's key, their budget, everyone's usage,
 and rotating the key-encryption key. Each calls the session service's `Operator` with an
-operator token made from the stack's secret."""
+operator token made from the operator secret (which the gateway and worker do not hold)."""
 
 from __future__ import annotations
 
@@ -13,22 +13,29 @@ from datetime import date
 from typing import TypeVar
 
 import grpc
+from pydantic import Field
 
 from violet.accounts_client import usage_row_of
 from violet.clock import utc_now
 from violet.identity import issue_operator_token
 from violet.settings import CommonSettings, load_settings
 from violet.v1 import accounts_pb2, accounts_pb2_grpc
-from violet_cli.tokens import NoLocalStack, stack_secret
+from violet_cli.tokens import NoLocalStack, stack_operator_secret
 
 T = TypeVar("T")
 TIMEOUT_S = 60.0  # setting a key waits for the one call that checks it
 
 
+class OperatorSettings(CommonSettings):
+    operator_secret: str = Field(
+        default="", repr=False, description="What operator tokens are signed with."
+    )
+
+
 def _call(make: Callable[[accounts_pb2_grpc.OperatorAsyncStub, tuple], Awaitable[T]]) -> T:
-    settings = load_settings(CommonSettings)
-    secret = settings.secret or stack_secret(settings.home, create=False)
-    metadata = (("authorization", f"Bearer {issue_operator_token(secret)}"),)
+    settings = load_settings(OperatorSettings)
+    operator_secret = settings.operator_secret or stack_operator_secret(settings.home)
+    metadata = (("authorization", f"Bearer {issue_operator_token(operator_secret)}"),)
 
     async def run() -> T:
         async with grpc.aio.insecure_channel(settings.session_addr) as channel:

@@ -17,7 +17,7 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from violet.identity import resolve_secret
+from violet.identity import resolve_operator_secret, resolve_secret
 from violet.settings import CommonSettings, load_settings
 
 # Started in this order: the ones others call first.
@@ -81,6 +81,7 @@ def start(
 ) -> dict[str, subprocess.Popen[bytes]]:
     environment = {**os.environ, "VIOLET_HOME": str(settings.home), **(env or {})}
     resolve_secret(settings.secret, settings.home)  # made once, before five readers race
+    resolve_operator_secret(environment.get("VIOLET_OPERATOR_SECRET", ""), settings.home)
     output = subprocess.DEVNULL if quiet else None
     return {
         name: subprocess.Popen(

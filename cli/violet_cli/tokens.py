@@ -1,4 +1,5 @@
-"""Tokens signed with the local stack's secret (`VIOLET_SECRET`, or the one in `VIOLET_HOME`).
+"""Tokens signed with the local stack's secret (`VIOLET_SECRET`, or the one in `VIOLET_HOME`), and
+the operator's, signed with the operator secret (`VIOLET_OPERATOR_SECRET`, or the one there).
 
 Without `VIOLET_HOME`, the stack's folder is found wherever the command runs: `./var` when the
 current folder holds a stack, else the `var` beside this checkout (where `make run` keeps it).
@@ -10,9 +11,11 @@ import os
 from pathlib import Path
 
 from violet.identity import (
+    OPERATOR_SECRET_FILE,
     OPERATOR_TOKEN_TTL_S,
     issue_internal_token,
     issue_token,
+    resolve_operator_secret,
     resolve_secret,
 )
 from violet.settings import CommonSettings, load_settings
@@ -39,11 +42,23 @@ def local_token(person: str, create: bool = True, internal: bool = False) -> str
 def stack_secret(configured: Path, create: bool) -> str:
     home = stack_home(configured)
     if not (home / "secret").exists() and not create:
-        raise NoLocalStack(
-            f"Violet can't be reached: she has never run in {home.resolve()}. Start her with "
-            "`make run` in Violet's folder, or run this command from there."
-        )
+        raise _never_ran(home)
     return resolve_secret("", home)
+
+
+def stack_operator_secret(configured: Path) -> str:
+    """The local stack's operator secret; never made here (the session makes it)."""
+    home = stack_home(configured)
+    if not (home / OPERATOR_SECRET_FILE).exists():
+        raise _never_ran(home)
+    return resolve_operator_secret("", home)
+
+
+def _never_ran(home: Path) -> NoLocalStack:
+    return NoLocalStack(
+        f"Violet can't be reached: she has never run in {home.resolve()}. Start her with "
+        "`make run` in Violet's folder, or run this command from there."
+    )
 
 
 def stack_home(configured: Path) -> Path:

@@ -4,7 +4,9 @@ A device token is what a phone holds (`violet token NAME`); only the gateway acc
 internal token is what services send one another, naming the person the call is made for;
 internal services accept only these, so a phone can never call an internal method. Internal
 tokens are signed with a key derived from the stack's secret and carry their own audience, so
-neither kind passes where the other is expected. The person is read only from a token: never
+neither kind passes where the other is expected. Operator tokens are signed with a secret of their
+own, which only the session service and the operator hold: a gateway or worker taken over holds
+the stack's secret but cannot make one. The person is read only from a token: never
 from a request body or from anything a model wrote.
 
 People who sign in through an OpenID Connect issuer (the gateway's `gateway.oidc`) are named
@@ -47,6 +49,7 @@ SERVICE_TOKEN_TTL_S = 15 * 60
 OPERATOR_TOKEN_TTL_S = 60 * 60
 METADATA_KEY = "authorization"
 ISSUED_PERSON_PREFIX = "oidc:"
+OPERATOR_SECRET_FILE = "operator-secret"
 _INTERNAL_KEY_LABEL = b"violet internal service tokens"
 _OPERATOR_KEY_LABEL = b"violet operator tokens"
 
@@ -89,6 +92,14 @@ def resolve_secret(configured: str, home: Path) -> str:
     return made_once(home / "secret", lambda: secrets.token_urlsafe(32)).strip()
 
 
+def resolve_operator_secret(configured: str, home: Path) -> str:
+    """The secret operator tokens are signed with: the configured one, or the one kept in
+    `home` (made once). Never the stack's secret, which every service holds."""
+    if configured:
+        return configured
+    return made_once(home / OPERATOR_SECRET_FILE, lambda: secrets.token_urlsafe(32)).strip()
+
+
 # Derived once per secret: every call served checks a token against this key.
 @functools.lru_cache(maxsize=4)
 def _internal_key(secret: str) -> str:
@@ -96,8 +107,8 @@ def _internal_key(secret: str) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _operator_key(secret: str) -> str:
-    return hmac.new(secret.encode(), _OPERATOR_KEY_LABEL, hashlib.sha256).hexdigest()
+def _operator_key(operator_secret: str) -> str:
+    return hmac.new(operator_secret.encode(), _OPERATOR_KEY_LABEL, hashlib.sha256).hexdigest()
 
 
 def _claims(person: str, ttl_s: int) -> dict[str, Any]:
@@ -157,11 +168,11 @@ def issue_internal_token(person: str, secret: str, ttl_s: int = SERVICE_TOKEN_TT
     return jwt.encode(claims, _internal_key(secret), algorithm=ALGORITHM)
 
 
-def issue_operator_token(secret: str, ttl_s: int = OPERATOR_TOKEN_TTL_S) -> str:
-    """An operator token: what `violet person key`, `violet usage` and `violet keys rotate`
-    send. No service issues one; only someone holding the stack's secret can."""
+def issue_operator_token(operator_secret: str, ttl_s: int = OPERATOR_TOKEN_TTL_S) -> str:
+    """An operator token: what `violet person ...`, `violet usage` and `violet keys rotate`
+    send. No service issues one; only someone holding the operator secret can."""
     claims = {**_claims(OPERATOR, ttl_s), "aud": OPERATOR_AUDIENCE}
-    return jwt.encode(claims, _operator_key(secret), algorithm=ALGORITHM)
+    return jwt.encode(claims, _operator_key(operator_secret), algorithm=ALGORITHM)
 
 
 def _verify(token: str, key: str, audience: str | None) -> Identity:
@@ -211,13 +222,16 @@ async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identi
     raise AssertionError("abort returns only by raising")
 
 
-async def authenticate_operator(context: grpc.aio.ServicerContext, secret: str) -> None:
-    """Aborts the call unless it carries an operator token (a person's token of either kind
-    is refused). The call then acts for nobody until it names a person itself."""
+async def authenticate_operator(context: grpc.aio.ServicerContext, operator_secret: str) -> None:
+    """Aborts the call unless it carries an operator token signed with `operator_secret` (a
+    person's token of either kind, or one made from the stack's secret, is refused). The call
+    then acts for nobody until it names a person itself."""
     for key, value in context.invocation_metadata() or ():
         if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
             try:
-                _verify(value.removeprefix("Bearer "), _operator_key(secret), OPERATOR_AUDIENCE)
+                _verify(
+                    value.removeprefix("Bearer "), _operator_key(operator_secret), OPERATOR_AUDIENCE
+                )
                 return
             except Unauthorized as error:
                 await context.abort(

@@ -43,7 +43,7 @@ from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
 from violet.channels import Peers
-from violet.identity import resolve_secret
+from violet.identity import resolve_operator_secret, resolve_secret
 from violet.keyring import resolve_keyring
 from violet.language import ENGLISH
 from violet.models.factory import personal_model_client
@@ -149,7 +149,14 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     faces = (
         AccountsService(accounts, secret, language_of, standing),
-        OperatorService(accounts, secret, archive, erasure, devices, feed),
+        OperatorService(
+            accounts,
+            resolve_operator_secret(settings.operator_secret, settings.home),
+            archive,
+            erasure,
+            devices,
+            feed,
+        ),
         YourDataService(archive, erasure, standing, secret, devices, feed),
         NotificationsService(
             subscriptions, vapid.public_key_b64, secret, standing, settings.fetch_block_private

@@ -1,6 +1,6 @@
 """The gRPC faces of people's accounts: `Accounts` for the person's own calls (their devices,
 through the gateway, and the services making model calls for them) and `Operator` for the
-operator's commands, behind a token only the stack's secret can make."""
+operator's commands, behind a token only the operator secret can make."""
 
 from __future__ import annotations
 
@@ -145,14 +145,14 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
     def __init__(
         self,
         accounts: Accounts,
-        secret: str,
+        operator_secret: str,
         archive: Archive,
         erasure: Erasure,
         devices: Devices,
         feed: Feed,
     ) -> None:
         self._accounts = accounts
-        self._secret = secret
+        self._operator_secret = operator_secret
         self._archive = archive
         self._erasure = erasure
         self._devices = devices
@@ -192,7 +192,7 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
         request: accounts_pb2.UsageRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.UsageReply:
-        await authenticate_operator(context, self._secret)
+        await authenticate_operator(context, self._operator_secret)
         try:
             since = date.fromisoformat(request.since) if request.since else None
         except ValueError:
@@ -208,7 +208,7 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
         request: accounts_pb2.RotateKeysRequest,
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.RotateKeysReply:
-        await authenticate_operator(context, self._secret)
+        await authenticate_operator(context, self._operator_secret)
         rotated, skipped = await self._accounts.rotate()
         return accounts_pb2.RotateKeysReply(
             rotated=rotated, skipped=skipped, current=self._accounts.current_kek
@@ -252,7 +252,7 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
         return devices_reply(await self._devices.listed(person))
 
     async def _person(self, person: str, context: grpc.aio.ServicerContext) -> str:
-        await authenticate_operator(context, self._secret)
+        await authenticate_operator(context, self._operator_secret)
         if not person.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "name the person")
         return person

@@ -1,7 +1,7 @@
 from pydantic import Field, ValidationInfo, field_validator
 
 from session.window import MAX_WINDOW, MIN_WINDOW
-from violet.settings import CommonSettings
+from violet.settings import MIN_SECRET_CHARS, CommonSettings
 
 
 class SessionSettings(CommonSettings):
@@ -44,6 +44,12 @@ class SessionSettings(CommonSettings):
         "people owed the most go.",
     )
     replica: str = Field(default="", description="This replica's name; default host and pid.")
+    operator_secret: str = Field(
+        default="",
+        repr=False,
+        description="What operator tokens are signed with (only the session and the operator "
+        "hold it); default one made in home.",
+    )
     budget_day_usd: float = Field(
         default=0.0, ge=0, description="Each person's daily limit on the operator's key; 0: none."
     )
@@ -90,6 +96,13 @@ class SessionSettings(CommonSettings):
         timeout = info.data.get("recall_timeout_s")
         if timeout is not None and value < timeout:
             raise ValueError(f"must be at least VIOLET_RECALL_TIMEOUT_S ({timeout} s)")
+        return value
+
+    @field_validator("operator_secret")
+    @classmethod
+    def operator_secret_long_enough(cls, value: str) -> str:
+        if value and len(value) < MIN_SECRET_CHARS:
+            raise ValueError(f"the operator secret needs at least {MIN_SECRET_CHARS} characters")
         return value
 
     @field_validator("window")

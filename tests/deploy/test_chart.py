@@ -35,6 +35,7 @@ MIGRATING = ["memory", "router", "session", "worker"]
 SECRET_KEYS = {
     "ANTHROPIC_API_KEY",
     "VIOLET_SECRET",
+    "VIOLET_OPERATOR_SECRET",
     "VIOLET_DATABASE_URL",
     "VIOLET_DATABASE_SERVICE_PASSWORD",
     "VIOLET_SMTP_URL",
@@ -621,6 +622,17 @@ def test_sign_in_through_an_issuer_and_its_client_secret_reach_the_gateway_and_o
         {"port": 443, "protocol": "TCP"} not in rule.get("ports", [])
         for rule in gateway[f"{RELEASE}-gateway"]["spec"]["egress"]
     )
+
+
+def test_only_the_session_holds_the_operator_secret_and_it_is_its_own() -> None:
+    everything = render(values_file("everything"))
+    secret = decoded(everything.named("Secret", RELEASE))
+    assert len(secret["VIOLET_OPERATOR_SECRET"]) >= 32
+    assert secret["VIOLET_OPERATOR_SECRET"] != secret["VIOLET_SECRET"]
+    for component in ("gateway", "session", "memory", "router", "worker"):
+        [container] = everything.deployment(component)["spec"]["template"]["spec"]["containers"]
+        reads_it = "VIOLET_OPERATOR_SECRET" in env_of(container)
+        assert reads_it == (component == "session"), component
 
 
 def test_bundled_databases_run_only_when_switched_on() -> None:

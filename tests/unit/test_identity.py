@@ -11,6 +11,7 @@ from violet.identity import (
     Unauthorized,
     issue_internal_token,
     issue_token,
+    resolve_operator_secret,
     resolve_secret,
     service_identity,
     verify_internal_token,
@@ -44,6 +45,14 @@ def test_the_local_secret_is_made_once_and_kept(tmp_path) -> None:  # type: igno
     first = resolve_secret("", tmp_path)
     assert first and resolve_secret("", tmp_path) == first
     assert resolve_secret("given", tmp_path) == "given"
+
+
+def test_the_operator_secret_is_its_own_and_kept_owner_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    stack = resolve_secret("", tmp_path)
+    operator = resolve_operator_secret("", tmp_path)
+    assert operator and operator != stack
+    assert resolve_operator_secret("", tmp_path) == operator
+    assert (tmp_path / identity.OPERATOR_SECRET_FILE).stat().st_mode & 0o077 == 0
 
 
 def test_an_internal_token_names_its_person_and_is_refused_as_a_device_token() -> None:

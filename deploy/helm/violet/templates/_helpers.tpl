@@ -197,6 +197,9 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- if not .Values.secrets.tokenSecret }}
 {{- $_ := set .Values.secrets "tokenSecret" (get $existing "VIOLET_SECRET" | b64dec | default (randAlphaNum 48)) }}
 {{- end }}
+{{- if not .Values.secrets.operatorSecret }}
+{{- $_ := set .Values.secrets "operatorSecret" (get $existing "VIOLET_OPERATOR_SECRET" | b64dec | default (randAlphaNum 48)) }}
+{{- end }}
 {{- if and .Values.postgresql.enabled (not .Values.postgresql.password) }}
 {{- $_ := set .Values.postgresql "password" (get $existing "POSTGRES_PASSWORD" | b64dec | default (randAlphaNum 32)) }}
 {{- end }}
@@ -232,6 +235,7 @@ already holds (so upgrades keep them), else a new random one. */}}
 {{- define "violet.secretData" -}}
 {{- include "violet.resolveSecrets" . -}}
 VIOLET_SECRET: {{ .Values.secrets.tokenSecret | b64enc | quote }}
+VIOLET_OPERATOR_SECRET: {{ .Values.secrets.operatorSecret | b64enc | quote }}
 VIOLET_DATABASE_URL: {{ include "violet.databaseUrl" . | b64enc | quote }}
 VIOLET_DATABASE_SERVICE_PASSWORD: {{ .Values.secrets.databaseServicePassword | b64enc | quote }}
 VIOLET_KEY_ENCRYPTION_KEYS: {{ .Values.secrets.keyEncryptionKeys | b64enc | quote }}
