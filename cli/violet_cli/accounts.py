@@ -19,6 +19,7 @@ from violet.accounts_client import usage_row_of
 from violet.clock import utc_now
 from violet.identity import issue_operator_token
 from violet.settings import CommonSettings, load_settings
+from violet.tls import transport_of
 from violet.v1 import accounts_pb2, accounts_pb2_grpc
 from violet_cli.tokens import NoLocalStack, stack_operator_secret
 
@@ -37,8 +38,14 @@ def _call(make: Callable[[accounts_pb2_grpc.OperatorAsyncStub, tuple], Awaitable
     operator_secret = settings.operator_secret or stack_operator_secret(settings.home)
     metadata = (("authorization", f"Bearer {issue_operator_token(operator_secret)}"),)
 
+    credentials = transport_of(settings, "operator").channel_credentials()
+
     async def run() -> T:
-        async with grpc.aio.insecure_channel(settings.session_addr) as channel:
+        if credentials is None:
+            opened = grpc.aio.insecure_channel(settings.session_addr)
+        else:
+            opened = grpc.aio.secure_channel(settings.session_addr, credentials)
+        async with opened as channel:
             return await make(accounts_pb2_grpc.OperatorStub(channel), metadata)
 
     return asyncio.run(run())

@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from violet.identity import resolve_operator_secret, resolve_secret
 from violet.settings import CommonSettings, load_settings
+from violet.tls import local_authority, transport_of
 
 # Started in this order: the ones others call first.
 SERVICES = ("memory", "router", "worker", "session", "gateway")
@@ -49,9 +50,14 @@ def free_port() -> int:
             return port
 
 
-def serving(address: str, service: str) -> bool:
-    """Whether the gRPC server at `address` serves `service` (a key of GRPC_SERVICES)."""
-    with grpc.insecure_channel(address) as channel:
+def serving(address: str, service: str, credentials: grpc.ChannelCredentials | None = None) -> bool:
+    """Whether the gRPC server at `address` serves `service` (a key of GRPC_SERVICES); over TLS
+    with `credentials`."""
+    if credentials is None:
+        opened = grpc.insecure_channel(address)
+    else:
+        opened = grpc.secure_channel(address, credentials)
+    with opened as channel:
         try:
             stub = health_pb2_grpc.HealthStub(channel)
             # The health package's stubs declare no client methods.
@@ -68,7 +74,8 @@ def gateway_url(settings: CommonSettings) -> str:
 
 
 def ready(settings: CommonSettings) -> bool:
-    if not all(serving(settings.address_of(name), name) for name in GRPC_SERVICES):
+    credentials = transport_of(settings, "operator").channel_credentials()
+    if not all(serving(settings.address_of(name), name, credentials) for name in GRPC_SERVICES):
         return False
     try:
         return httpx.get(gateway_url(settings) + "/healthz", timeout=1.0).status_code == 200
@@ -82,6 +89,7 @@ def start(
     environment = {**os.environ, "VIOLET_HOME": str(settings.home), **(env or {})}
     resolve_secret(settings.secret, settings.home)  # made once, before five readers race
     resolve_operator_secret(environment.get("VIOLET_OPERATOR_SECRET", ""), settings.home)
+    local_authority(settings.home)  # so that VIOLET_GRPC_TLS=on works as it is
     output = subprocess.DEVNULL if quiet else None
     return {
         name: subprocess.Popen(

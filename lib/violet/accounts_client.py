@@ -13,7 +13,7 @@ from datetime import date
 
 import grpc
 
-from violet.channels import Peers
+from violet.channels import Peers, peers_of
 from violet.identity import resolve_secret, service_identity
 from violet.keyring import ApiKey, Keyring, KeyringError, Sealed, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
@@ -145,10 +145,10 @@ class RemoteModel:
 
 
 @contextlib.asynccontextmanager
-async def remote_model(settings: CommonSettings) -> AsyncIterator[RemoteModel]:
-    """The model client of a service other than the session: each call on the account paying
+async def remote_model(settings: CommonSettings, name: str) -> AsyncIterator[RemoteModel]:
+    """The model client of service `name` (not the session): each call on the account paying
     for its person, as the session service says, and the usage sent back to it."""
-    peers = Peers({"session": settings.address_of("session")}, settings.rpc_timeout_s)
+    peers = peers_of(settings, name, ["session"])
     secret = resolve_secret(settings.secret, settings.home)
     accounts = RemoteAccounts(
         peers, secret, resolve_keyring(settings.key_encryption_keys, settings.home)
@@ -166,7 +166,7 @@ async def remote_model(settings: CommonSettings) -> AsyncIterator[RemoteModel]:
 
 
 @contextlib.asynccontextmanager
-async def personal_model(settings: CommonSettings) -> AsyncIterator[PersonalModelClient]:
+async def personal_model(settings: CommonSettings, name: str) -> AsyncIterator[PersonalModelClient]:
     """`remote_model`'s client alone, for a service the session hands no credential to."""
-    async with remote_model(settings) as remote:
+    async with remote_model(settings, name) as remote:
         yield remote.model

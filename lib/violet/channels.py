@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import grpc
 
+from violet.settings import CommonSettings
 from violet.telemetry import client_interceptors
+from violet.tls import transport_of
 
 # Clients ping every connection, busy or idle, so a long Follow stream or a pooled channel
 # notices a vanished peer. Servers must welcome those pings: a server that allows fewer counts
@@ -48,12 +50,18 @@ class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
         return await continuation(client_call_details, request)
 
 
-def open_channel(address: str, timeout_s: float) -> grpc.aio.Channel:
-    """A channel whose unary calls time out after `timeout_s` unless the caller says otherwise."""
-    return grpc.aio.insecure_channel(
-        address,
-        options=CHANNEL_OPTIONS,
-        interceptors=[_Patient(timeout_s), *client_interceptors()],
+def open_channel(
+    address: str, timeout_s: float, credentials: grpc.ChannelCredentials | None = None
+) -> grpc.aio.Channel:
+    """A channel whose unary calls time out after `timeout_s` unless the caller says otherwise;
+    over TLS with `credentials` (violet.tls), else plain text."""
+    interceptors = [_Patient(timeout_s), *client_interceptors()]
+    if credentials is None:
+        return grpc.aio.insecure_channel(
+            address, options=CHANNEL_OPTIONS, interceptors=interceptors
+        )
+    return grpc.aio.secure_channel(
+        address, credentials, options=CHANNEL_OPTIONS, interceptors=interceptors
     )
 
 
@@ -63,9 +71,15 @@ Stub = TypeVar("Stub")
 class Peers:
     """Stubs for the services one service talks to, opened on first use and closed together."""
 
-    def __init__(self, addresses: dict[str, str], timeout_s: float) -> None:
+    def __init__(
+        self,
+        addresses: dict[str, str],
+        timeout_s: float,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
         self._addresses = addresses
         self._timeout_s = timeout_s
+        self._credentials = credentials
         self._channels: dict[str, grpc.aio.Channel] = {}
         # A stub builds a callable per method of its service (through every interceptor):
         # made once per channel, not once per call.
@@ -73,7 +87,9 @@ class Peers:
 
     def channel(self, service: str) -> grpc.aio.Channel:
         if service not in self._channels:
-            self._channels[service] = open_channel(self._addresses[service], self._timeout_s)
+            self._channels[service] = open_channel(
+                self._addresses[service], self._timeout_s, self._credentials
+            )
         return self._channels[service]
 
     def stub(self, service: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
@@ -88,3 +104,12 @@ class Peers:
             await channel.close()
         self._channels.clear()
         self._stubs.clear()
+
+
+def peers_of(settings: CommonSettings, name: str, services: Iterable[str]) -> Peers:
+    """The peers `name` calls, at the addresses the settings give, as `VIOLET_GRPC_TLS` says."""
+    return Peers(
+        {service: settings.address_of(service) for service in services},
+        settings.rpc_timeout_s,
+        transport_of(settings, name).channel_credentials(),
+    )

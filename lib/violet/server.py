@@ -21,6 +21,7 @@ from violet.channels import SERVER_KEEPALIVE_OPTIONS
 from violet.logs import setup_logging
 from violet.settings import CommonSettings, S, load_settings
 from violet.telemetry import server_interceptors, setup_telemetry, shutdown_telemetry
+from violet.tls import transport_of
 from violet.unavailable import DependencyUnavailable
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ async def serve(
     `resources` opens what the service needs (databases, clients) and yields how to host it;
     it is closed after the server has stopped.
     """
+    credentials = transport_of(settings, name).server_credentials()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -77,20 +79,49 @@ async def serve(
             server,
         )
         address = settings.bind_address(name)
-        if server.add_insecure_port(address) == 0:
-            raise SystemExit(f"{name} cannot listen on {address}: is another process using it?")
+        listen(server, address, credentials)
+        probes = probe_server(health_servicer, settings.health_addr if credentials else "")
         await server.start()
+        if probes is not None:
+            await probes.start()
         for service_name in ["", *names]:
             await health_servicer.set(service_name, health_pb2.HealthCheckResponse.SERVING)
         settle_heap()
-        log.info("serving", extra={"address": address, "services": names})
+        log.info("serving", extra={"address": address, "services": names, "tls": bool(credentials)})
 
         await stop.wait()
         log.info("draining", extra={"grace_s": settings.drain_s})
         await health_servicer.enter_graceful_shutdown()
         hosted.on_drain()
         await server.stop(settings.drain_s)
+        if probes is not None:
+            await probes.stop(None)
     log.info("stopped")
+
+
+def listen(
+    server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None
+) -> None:
+    """Binds `address`, over TLS when there are credentials; exits plainly when it is taken."""
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
+    if port == 0:
+        raise SystemExit(f"cannot listen on {address}: is another process using it?")
+
+
+def probe_server(
+    health_servicer: health.aio.HealthServicer, address: str
+) -> grpc.aio.Server | None:
+    """The health service alone, in plain text at `address`: the kubelet's gRPC probes cannot
+    speak TLS. It tells whether the service serves, and reaches nothing else."""
+    if not address:
+        return None
+    probes = grpc.aio.server(options=SERVER_OPTIONS)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
+    listen(probes, address, None)
+    return probes
 
 
 def settle_heap() -> None:

@@ -57,6 +57,21 @@ class CommonSettings(BaseSettings):
     router_addr: str = DEFAULT_ADDRESSES["router"]
     memory_addr: str = DEFAULT_ADDRESSES["memory"]
     worker_addr: str = DEFAULT_ADDRESSES["worker"]
+    grpc_tls: str = Field(
+        default="loopback",
+        pattern="^(on|loopback|off)$",
+        description="Internal gRPC: on (TLS, client certificates), loopback (plain text only "
+        "while every address is loopback) or off (plain text anywhere).",
+    )
+    tls_dir: Path | None = Field(
+        default=None,
+        description="Folder of this party's ca.crt, tls.crt and tls.key; default home/tls/NAME.",
+    )
+    health_addr: str = Field(
+        default="",
+        description="With TLS on, where the health service alone is also served in plain text, "
+        "for probes that cannot speak TLS; empty: nowhere.",
+    )
     database_url: str = Field(default="", description="SQLAlchemy URL; default SQLite in home.")
     database_service_password: str = Field(
         default="",

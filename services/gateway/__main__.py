@@ -8,7 +8,7 @@ import uvicorn
 
 from gateway.app import REACHED, create_app
 from gateway.settings import GatewaySettings
-from violet.channels import Peers
+from violet.channels import peers_of
 from violet.logs import setup_logging
 from violet.server import command_line, settle_heap
 from violet.settings import load_settings
@@ -23,7 +23,7 @@ def main() -> None:
     command_line(NAME, commands=(), migrates=False).parse_args()
     settings = load_settings(GatewaySettings)
     setup_logging(NAME, settings.log_level, settings.log_format)
-    peers = Peers({name: settings.address_of(name) for name in REACHED}, settings.rpc_timeout_s)
+    peers = peers_of(settings, NAME, REACHED)
     host, _, port = settings.bind_address(NAME).rpartition(":")
     config = uvicorn.Config(
         create_app(settings, peers),

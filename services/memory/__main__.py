@@ -33,7 +33,10 @@ log = logging.getLogger(__name__)
 
 @contextlib.asynccontextmanager
 async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
-    async with remote_model(settings) as remote, open_memory(settings, remote.model) as memory:
+    async with (
+        remote_model(settings, NAME) as remote,
+        open_memory(settings, remote.model) as memory,
+    ):
         # What is made at start (modules, tables, the model) lives as long as the process: the
         # collector no longer walks it at every full collection.
         gc.collect()
@@ -62,7 +65,7 @@ async def resources(settings: MemorySettings) -> AsyncIterator[Hosted]:
 
 
 async def sleep(settings: MemorySettings) -> int:
-    async with personal_model(settings) as model, open_memory(settings, model) as memory:
+    async with personal_model(settings, NAME) as model, open_memory(settings, model) as memory:
         report = await memory.consolidator.sleep(timedelta(days=settings.memory_undo_days))
     log.info("sleep pass done", extra=asdict(report))
     print(json.dumps(asdict(report)))

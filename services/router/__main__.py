@@ -24,7 +24,10 @@ from violet.v1 import persons_pb2, persons_pb2_grpc, router_pb2, router_pb2_grpc
 
 @contextlib.asynccontextmanager
 async def resources(settings: RouterSettings) -> AsyncIterator[Hosted]:
-    async with personal_model(settings) as model, open_router(settings, model=model) as router:
+    async with (
+        personal_model(settings, NAME) as model,
+        open_router(settings, model=model) as router,
+    ):
         secret = resolve_secret(settings.secret, settings.home)
         service = RouterService(router, secret)
         person_data = PersonDataService(router.erasure, secret)

@@ -42,7 +42,7 @@ from session.turn_context import person_language
 from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
-from violet.channels import Peers
+from violet.channels import peers_of
 from violet.identity import resolve_operator_secret, resolve_secret
 from violet.keyring import resolve_keyring
 from violet.language import ENGLISH
@@ -63,6 +63,8 @@ from violet.v1 import (
 )
 
 NAME = "session"
+# The services the session calls.
+PEERS = ("memory", "router", "worker")
 
 
 def migrate(settings: SessionSettings) -> None:
@@ -90,7 +92,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     model = personal_model_client(settings, accounts, usage)
     window = Window(settings.window)
-    peers = peers_of(settings)
+    peers = peers_of(settings, NAME, PEERS)
     memory = MemoryClient(
         peers, settings.recall_timeout_s, settings.recall_wait_s, model.known_credential
     )
@@ -210,13 +212,6 @@ def account_rules(settings: SessionSettings) -> AccountRules:
     )
 
 
-def peers_of(settings: SessionSettings) -> Peers:
-    return Peers(
-        {name: settings.address_of(name) for name in ("memory", "router", "worker")},
-        settings.rpc_timeout_s,
-    )
-
-
 def replica_of(settings: SessionSettings) -> str:
     return settings.replica or f"{socket.gethostname()}-{os.getpid()}"
 
@@ -228,7 +223,7 @@ def keeping(settings: SessionSettings) -> Keeping:
 async def retain(settings: SessionSettings) -> int:
     db = database.service_database(settings, NAME)
     secret = resolve_secret(settings.secret, settings.home)
-    peers = peers_of(settings)
+    peers = peers_of(settings, NAME, PEERS)
     replica = replica_of(settings)
     retention = Retention(
         db, peers, secret, keeping(settings), Standing(db, secret), replica, settings.lock_lease_s

@@ -12,7 +12,7 @@ import grpc
 
 from violet import database
 from violet.accounts_client import personal_model
-from violet.channels import Peers
+from violet.channels import peers_of
 from violet.identity import resolve_secret
 from violet.models import ModelClient
 from violet.person_data import PersonDataService
@@ -71,7 +71,7 @@ async def _close(sandbox: Sandbox) -> None:
 
 @contextlib.asynccontextmanager
 async def resources(settings: WorkerSettings) -> AsyncIterator[Hosted]:
-    async with personal_model(settings) as model, _served(settings, model) as hosted:
+    async with personal_model(settings, NAME) as model, _served(settings, model) as hosted:
         yield hosted
 
 
@@ -81,10 +81,7 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
     store = WorkStore(database.sessionmaker(engine))
     secret = resolve_secret(settings.secret, settings.home)
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
-    peers = Peers(
-        {name: settings.address_of(name) for name in ("session", "router")},
-        settings.rpc_timeout_s,
-    )
+    peers = peers_of(settings, NAME, ("session", "router"))
     web = Web(
         timeout_s=settings.fetch_timeout_s,
         max_bytes=settings.fetch_max_bytes,

@@ -32,6 +32,7 @@ NAMESPACE = "violet"
 SERVICES = {"gateway": 8080, "session": 50051, "router": 50052, "memory": 50053, "worker": 50054}
 GRPC_SERVICES = {name for name in SERVICES if name != "gateway"}
 MIGRATING = ["memory", "router", "session", "worker"]
+PROBE_PORT = 8081
 SECRET_KEYS = {
     "ANTHROPIC_API_KEY",
     "VIOLET_SECRET",
@@ -268,14 +269,19 @@ def test_spreading_follows_the_values() -> None:
 
 
 def test_grpc_services_have_native_grpc_probes_and_the_gateway_http_health(
-    rendered: Rendered,
+    values: dict[str, Any], rendered: Rendered
 ) -> None:
+    tls = values.get("internalTls", {}).get("enabled", True)
     for name, port in SERVICES.items():
         [container] = rendered.deployment(name)["spec"]["template"]["spec"]["containers"]
         readiness, liveness = container["readinessProbe"], container["livenessProbe"]
         if name in GRPC_SERVICES:
-            assert readiness["grpc"] == {"port": port}
-            assert liveness["grpc"] == {"port": port}
+            # The kubelet cannot speak TLS: with it on, health alone is asked in plain text.
+            probed = PROBE_PORT if tls else port
+            assert readiness["grpc"] == {"port": probed}
+            assert liveness["grpc"] == {"port": probed}
+            health_addr = env_of(container).get("VIOLET_HEALTH_ADDR", {}).get("value")
+            assert health_addr == (f"0.0.0.0:{PROBE_PORT}" if tls else None)
         else:
             assert readiness["httpGet"] == {"path": "/healthz", "port": "http"}
             assert liveness["tcpSocket"] == {"port": "http"}
@@ -493,7 +499,7 @@ def test_a_new_component_is_a_few_lines_of_values() -> None:
     assert "search" in admitted_components(rendered.named("NetworkPolicy", f"{RELEASE}-memory"))
     [container] = rendered.deployment("search")["spec"]["template"]["spec"]["containers"]
     assert container["image"] == "violet-search:0.1.0"
-    assert container["readinessProbe"]["grpc"] == {"port": 50055}
+    assert container["readinessProbe"]["grpc"] == {"port": PROBE_PORT}
     for manifest in rendered.manifests:
         kubernetes_validate.validate(manifest, KUBERNETES_VERSION, strict=True)
 
@@ -633,6 +639,32 @@ def test_only_the_session_holds_the_operator_secret_and_it_is_its_own() -> None:
         [container] = everything.deployment(component)["spec"]["template"]["spec"]["containers"]
         reads_it = "VIOLET_OPERATOR_SECRET" in env_of(container)
         assert reads_it == (component == "session"), component
+
+
+def test_internal_grpc_is_tls_by_default_each_component_with_its_own_certificate() -> None:
+    everything = render(values_file("everything"))
+    assert everything.config()["VIOLET_GRPC_TLS"] == "on"
+    assert everything.config()["VIOLET_TLS_DIR"] == "/etc/violet/tls"
+    own = {"session": "violet-session-certificate"}
+    for component in SERVICES:
+        pod = everything.deployment(component)["spec"]["template"]["spec"]
+        [container] = pod["containers"]
+        mount = {m["name"]: m for m in container["volumeMounts"]}["internal-tls"]
+        assert mount == {"name": "internal-tls", "mountPath": "/etc/violet/tls", "readOnly": True}
+        volume = {v["name"]: v for v in pod["volumes"]}["internal-tls"]
+        expected = own.get(component, f"{RELEASE}-{component}-tls")
+        assert volume["secret"]["secretName"] == expected, component
+    # The daily retention calls memory, the router and the worker: it shows the session's.
+    for cron in everything.of_kind("CronJob"):
+        pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        assert "internal-tls" in {v["name"] for v in pod["volumes"]}
+        [container] = pod["containers"]
+        assert "internal-tls" in {m["name"] for m in container["volumeMounts"]}
+    plain = render(values_file("external"))
+    assert plain.config()["VIOLET_GRPC_TLS"] == "off"
+    assert "VIOLET_TLS_DIR" not in plain.config()
+    for _, pod in plain.pods():
+        assert "internal-tls" not in {v["name"] for v in pod["spec"].get("volumes", [])}
 
 
 def test_bundled_databases_run_only_when_switched_on() -> None:

@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import grpc
 import httpx
 from sqlalchemy import create_engine, text
 
@@ -23,6 +24,7 @@ from tests.support.messages_api import MessagesAPIProcess
 from tests.support.postgres import fresh_schema
 from tests.support.sandbox import SANDBOX_CACHE
 from violet.identity import issue_internal_token, issue_token
+from violet.tls import Certificates, Transport, local_authority
 from violet_cli.run import free_port, serving
 
 SERVICES = ("memory", "router", "worker", "session", "gateway")
@@ -62,6 +64,18 @@ class Stack:
         (self.home / "logs").mkdir(exist_ok=True)
         if not self.ports:
             self.ports = {name: free_port() for name in SERVICES}
+        if self.tls:
+            local_authority(self.home)
+
+    @property
+    def tls(self) -> bool:
+        return self.extra_env.get("VIOLET_GRPC_TLS") == "on"
+
+    def credentials(self, party: str = "operator") -> grpc.ChannelCredentials | None:
+        """What `party` of the local authority calls the services with; None in plain text."""
+        if not self.tls:
+            return None
+        return Transport(Certificates.read(self.home / "tls" / party)).channel_credentials()
 
     @property
     def env(self) -> dict[str, str]:
@@ -175,7 +189,7 @@ class Stack:
                 return httpx.get(url, timeout=1).status_code == 200
             except httpx.HTTPError:
                 return False
-        return serving(self.address(name), name.split("-")[0])
+        return serving(self.address(name), name.split("-")[0], self.credentials())
 
     def rows(self, service: str, query: str, **params: object) -> list:
         """What `query` finds in `service`'s tables."""

@@ -283,6 +283,12 @@ VIOLET_HOME: /tmp/violet
 {{ printf "VIOLET_%s_ADDR" ($name | upper | replace "-" "_") }}: {{ printf "%s:%v" (include "violet.partName" (dict "root" $root "name" $name)) $c.port | quote }}
 {{- end }}
 VIOLET_QDRANT_URL: {{ include "violet.qdrantUrl" . | quote }}
+{{- if .Values.internalTls.enabled }}
+VIOLET_GRPC_TLS: "on"
+VIOLET_TLS_DIR: {{ include "violet.tlsMountPath" . | quote }}
+{{- else }}
+VIOLET_GRPC_TLS: "off"
+{{- end }}
 {{- with include "violet.otlpEndpoint" . }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 OTEL_EXPORTER_OTLP_PROTOCOL: {{ $root.Values.telemetry.otlpProtocol | quote }}
@@ -317,6 +323,10 @@ env:
   {{- if .serving }}
   - name: VIOLET_LISTEN_ADDR
     value: {{ printf "%s:%v" $root.Values.listenHost .c.port | quote }}
+  {{- if and (eq .c.protocol "grpc") $root.Values.internalTls.enabled }}
+  - name: VIOLET_HEALTH_ADDR
+    value: {{ printf "%s:%v" $root.Values.listenHost $root.Values.internalTls.probePort | quote }}
+  {{- end }}
   {{- end }}
   {{- range .c.secretEnv }}
   - name: {{ . }}
@@ -389,9 +399,9 @@ securityContext:
 {{/* The readiness check: native gRPC health, or GET /healthz, which also reports what the
 component depends on. */}}
 {{- define "violet.readinessCheck" -}}
-{{- if eq .protocol "grpc" -}}
+{{- if eq .c.protocol "grpc" -}}
 grpc:
-  port: {{ .port }}
+  port: {{ include "violet.probePort" . }}
 {{- else -}}
 httpGet:
   path: /healthz
@@ -402,9 +412,9 @@ httpGet:
 {{/* The startup and liveness check. For HTTP components it only asks whether the process takes
 connections: restarting it would not bring back a dependency that /healthz finds down. */}}
 {{- define "violet.livenessCheck" -}}
-{{- if eq .protocol "grpc" -}}
+{{- if eq .c.protocol "grpc" -}}
 grpc:
-  port: {{ .port }}
+  port: {{ include "violet.probePort" . }}
 {{- else -}}
 tcpSocket:
   port: http
@@ -457,14 +467,14 @@ spec:
               protocol: TCP
           {{- include "violet.env" (merge (dict "configMap" (include "violet.fullname" .root) "secret" (include "violet.secretName" .root) "serving" true) .) | nindent 10 }}
           startupProbe:
-            {{- include "violet.livenessCheck" $c | nindent 12 }}
+            {{- include "violet.livenessCheck" . | nindent 12 }}
             periodSeconds: 2
             failureThreshold: {{ $c.startupFailureThreshold }}
           readinessProbe:
-            {{- include "violet.readinessCheck" $c | nindent 12 }}
+            {{- include "violet.readinessCheck" . | nindent 12 }}
             {{- toYaml $c.probes.readiness | nindent 12 }}
           livenessProbe:
-            {{- include "violet.livenessCheck" $c | nindent 12 }}
+            {{- include "violet.livenessCheck" . | nindent 12 }}
             {{- toYaml $c.probes.liveness | nindent 12 }}
           lifecycle:
             preStop:
@@ -478,6 +488,7 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- include "violet.tlsMount" .root | nindent 12 }}
             {{- with $c.workspaces }}
             - name: workspaces
               mountPath: {{ .mountPath }}
@@ -490,6 +501,7 @@ spec:
           {{- else }}
           emptyDir: {}
           {{- end }}
+        {{- include "violet.tlsVolume" . | nindent 8 }}
         {{- if $c.workspaces }}
         - name: workspaces
           persistentVolumeClaim:
@@ -747,7 +759,8 @@ spec:
 {{- end }}
 
 {{/* A container that runs one command of a component's image to completion. Takes root, name
-(the component), c, command, configMap, secret and resources. */}}
+(the component), c, command, configMap, secret and resources; with tls, its certificates for the
+internal gRPC too (the pod then needs violet.tlsVolume). */}}
 {{- define "violet.jobContainer" -}}
 - name: {{ .name }}
   image: {{ include "violet.image" . | quote }}
@@ -761,6 +774,42 @@ spec:
   volumeMounts:
     - name: tmp
       mountPath: /tmp
+    {{- if .tls }}
+    {{- include "violet.tlsMount" .root | nindent 4 }}
+    {{- end }}
+{{- end }}
+
+{{/* Where a component's certificates for the internal gRPC are mounted (violet.tls). */}}
+{{- define "violet.tlsMountPath" -}}
+/etc/violet/tls
+{{- end }}
+
+{{- define "violet.probePort" -}}
+{{- ternary .root.Values.internalTls.probePort .c.port .root.Values.internalTls.enabled }}
+{{- end }}
+
+{{/* The component's TLS Secret: named in internalTls.secretNames, else RELEASE-COMPONENT-tls.
+Takes root and name. */}}
+{{- define "violet.tlsSecretName" -}}
+{{- get .root.Values.internalTls.secretNames .name | default (printf "%s-tls" (include "violet.partName" .)) }}
+{{- end }}
+
+{{- define "violet.tlsMount" -}}
+{{- if .Values.internalTls.enabled }}
+- name: internal-tls
+  mountPath: {{ include "violet.tlsMountPath" . }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* Takes root and name. */}}
+{{- define "violet.tlsVolume" -}}
+{{- if .root.Values.internalTls.enabled }}
+- name: internal-tls
+  secret:
+    secretName: {{ include "violet.tlsSecretName" . }}
+    defaultMode: 0440
+{{- end }}
 {{- end }}
 
 {{/* Annotations of the migration hook's parts; lower weights are created first. */}}
