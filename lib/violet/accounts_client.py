@@ -14,10 +14,10 @@ from datetime import date
 import grpc
 
 from violet.channels import Peers, peers_of
-from violet.identity import resolve_secret, service_identity
+from violet.identity import ACCOUNT_DELETED, resolve_secret, service_identity
 from violet.keyring import ApiKey, Keyring, KeyringError, Sealed, resolve_keyring
 from violet.models.credentials import Credential, Hold, Payer
-from violet.models.errors import ModelUnavailable
+from violet.models.errors import ModelUnavailable, PersonGone
 from violet.models.factory import personal_model_client
 from violet.models.personal import PersonalModelClient
 from violet.models.usage import UsageBatches, UsageRow
@@ -56,6 +56,13 @@ def usage_row_of(message: accounts_pb2.UsageRow) -> UsageRow:
     return UsageRow(**{**kept, "day": date.fromisoformat(message.day)})
 
 
+def is_person_gone(error: grpc.aio.AioRpcError) -> bool:
+    """Whether the session refused a call because its person was deleted (or is being)."""
+    return error.code() == grpc.StatusCode.UNAUTHENTICATED and (error.details() or "").startswith(
+        ACCOUNT_DELETED
+    )
+
+
 class RemoteAccounts:
     def __init__(self, peers: Peers, secret: str, keyring: Keyring) -> None:
         self._peers = peers
@@ -74,6 +81,8 @@ class RemoteAccounts:
         try:
             reply = await self._credential_reply(person)
         except grpc.aio.AioRpcError as error:
+            if is_person_gone(error):
+                raise PersonGone("the person was deleted; no call is made for them") from None
             raise ModelUnavailable(
                 f"who pays for the call could not be learned ({error.code().name})"
             ) from None

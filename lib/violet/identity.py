@@ -53,6 +53,11 @@ OPERATOR_SECRET_FILE = "operator-secret"
 _INTERNAL_KEY_LABEL = b"violet internal service tokens"
 _OPERATOR_KEY_LABEL = b"violet operator tokens"
 
+# What the session answers (UNAUTHENTICATED) a call for a person it may no longer serve: the
+# whole account deleted (or being deleted), or only the asking device signed out.
+ACCOUNT_DELETED = "signed out: this account was deleted"
+DEVICE_SIGNED_OUT = "signed out: this device was signed out"
+
 # Who the running call or task works for; empty: nobody, and no person's rows are visible.
 _person: ContextVar[str] = ContextVar("violet_person", default="")
 

@@ -67,7 +67,7 @@ from violet.clock import utc_now
 from violet.fallbacks import fallback
 from violet.faults import fault_point
 from violet.metrics import CAPTURE_PASS_LAG
-from violet.models import ModelClient, ModelError, origin
+from violet.models import ModelClient, ModelError, PersonGone, origin
 from violet.tasks import cancel_all
 from violet.vectors import VectorPoint, VectorStore
 
@@ -360,6 +360,9 @@ class Capturer:
         proposed = proposals.get(turn.id)
         if proposed is None:  # no words of the person: nothing to ask the model
             return Made(turn, done, turn.turn_item, True, turn.attempts)
+        if isinstance(proposed, PersonGone):
+            # Their erase, under way, removes the turn with the rest: nothing to tell apart.
+            return Made(turn, [], turn.turn_item, True, turn.attempts)
         if isinstance(proposed, ModelError):
             attempts = turn.attempts + 1
             given_up = attempts >= MAX_ATTEMPTS

@@ -29,7 +29,7 @@ from violet.clock import utc_now
 from violet.embedder import embed_query_in_thread
 from violet.fallbacks import fallback
 from violet.metrics import ROUTES
-from violet.models import Candidate, ModelClient, ModelError, Pick, pick
+from violet.models import Candidate, ModelClient, ModelError, PersonGone, Pick, pick
 from violet.models.structured import NEW, PICK_THRESHOLD
 
 CANDIDATES = 3
@@ -145,6 +145,8 @@ class Router:
         )
         try:
             chosen = await self._pick(person, request, shortlist, now)
+        except PersonGone:
+            raise
         except (ModelError, PickRejected) as error:
             fallback("pick_failed", f"{error}; the request opens new work")
             return _decision(person, request, now, NEW, 0.0, f"no pick: {error}", shortlist)

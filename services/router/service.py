@@ -13,6 +13,7 @@ from router.routing import Router
 from router.store import Decision, PersonErased
 from violet.clock import timestamp, utc_now
 from violet.identity import authenticate
+from violet.models import PersonGone
 from violet.v1 import router_pb2, router_pb2_grpc
 
 MAX_REQUEST_CHARS = 8_000
@@ -64,7 +65,7 @@ class RouterService(router_pb2_grpc.RouterServicer):
         text = await _checked(context, request.request, "request")
         try:
             decision = await self._router.route(identity.person, text)
-        except PersonErased:
+        except (PersonErased, PersonGone):
             await _erased(context)
         return to_message(decision)
 

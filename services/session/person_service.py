@@ -13,16 +13,13 @@ from session.devices import Devices, SignedIn, UnknownDevice
 from session.erasure import DeviceSignedOut, Erased, Erasure, Removed, Standing, signed_in
 from session.feed import Feed
 from violet.clock import timestamp
-from violet.identity import authenticate
+from violet.identity import ACCOUNT_DELETED, DEVICE_SIGNED_OUT, authenticate
 from violet.v1 import persons_pb2, persons_pb2_grpc
-
-SIGNED_OUT = "signed out: this account was deleted"
-DEVICE_SIGNED_OUT = "signed out: this device was signed out"
 
 
 def refusal(removed: Removed) -> str:
     """What an UNAUTHENTICATED call is told: the device alone, or the whole account."""
-    return DEVICE_SIGNED_OUT if isinstance(removed, DeviceSignedOut) else SIGNED_OUT
+    return DEVICE_SIGNED_OUT if isinstance(removed, DeviceSignedOut) else ACCOUNT_DELETED
 
 
 async def may_serve(

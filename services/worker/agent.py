@@ -23,6 +23,7 @@ from violet.models import (
     ModelError,
     ModelMessage,
     ModelRefused,
+    PersonGone,
     TextBlock,
     ToolCall,
     ToolResultBlock,
@@ -247,6 +248,8 @@ class WorkAgent:
             declined = phrase(DECLINED, await self._language(work_session))
             await self._finish(work_session, request, declined, [_assistant(declined)])
             return
+        except PersonGone:
+            raise  # their work ends with them (`WorkRunner`), nothing of it told or kept
         except ModelError as error:
             fallback("work_failed", str(error))
             failed = phrase(MODEL_FAILED, await self._language(work_session))
@@ -333,8 +336,8 @@ class WorkAgent:
         with tracer.start_as_current_span("work tool", attributes={"violet.tool": call.name}):
             try:
                 return await self._toolbox.run(call, asker)
-            except WorkSessionGone:
-                raise  # its person's data was erased: the step ends here
+            except (WorkSessionGone, PersonGone):
+                raise  # its person's data was erased, or is being: the step ends here
             except Exception:
                 log.exception("a tool failed unexpectedly", extra={"tool": call.name})
                 return ToolResult("That did not work because of an unexpected problem.", True)

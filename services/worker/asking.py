@@ -18,6 +18,7 @@ from violet.models import (
     ModelClient,
     ModelError,
     ModelMessage,
+    PersonGone,
     TextBlock,
     ToolResultBlock,
     without_thinking,
@@ -87,6 +88,8 @@ class OtherWork:
                 tool_choice="none",
                 person=asker.person,
             )
+        except PersonGone:
+            raise
         except ModelError as error:
             fallback("ask_failed", str(error))
             return failed("The other work could not answer just now.")

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from violet.identity import acting_for
+from violet.models import PersonGone
 from violet.models.credentials import CallsHeld
 from violet.tasks import cancel_all, end_within
 from worker.agent import WorkAgent
@@ -160,6 +161,9 @@ class WorkRunner:
                             return
         except WorkSessionGone:
             log.info("work session erased while it ran", extra={"topic": work_session_id})
+        except PersonGone:
+            # Their erase, under way, removes the work session with the rest.
+            log.info("work ended: its person was deleted", extra={"topic": work_session_id})
         except CallsHeld as held:
             # Kept as it is: the sweep takes it up again once the person's account allows.
             level = logging.DEBUG if work_session_id in self._held else logging.INFO

@@ -54,8 +54,9 @@ and the records are reached over HTTP: `POST /_control/queue` with a JSON list o
 `POST /_control/reset`, `POST /_control/failing` (`{"tool": name, "status": S}`; status 0 heals),
 `POST /_control/every` (`{"every": N, "spec": {...}}`; `every` 0 stops it),
 `POST /_control/keys` (`{"key": K, "status": 401|402|403}`; status 0 accepts it again),
-`POST /_control/clock` (`{"advance_s": S}`) and `POST /_control/promises` (`{"every": N,
-"keeps": bool}`; `every` 0 stops it).
+`POST /_control/clock` (`{"advance_s": S}`), `POST /_control/promises` (`{"every": N,
+"keeps": bool}`; `every` 0 stops it) and `POST /_control/pace` (`{"stall_s": S}`: every answer
+waits S seconds first, as a busy API does; 0 stops it).
 """
 
 from __future__ import annotations
@@ -1403,6 +1404,7 @@ class MessagesAPI:
         self._ledger = ThinkingLedger()
         self._promises: PromiseScript | None = None
         self._every: tuple[int, Canned] | None = None
+        self._pace_s = 0.0
         self._counted = 0
         self._failed_by_count: set[str] = set()
         self._server: uvicorn.Server | None = None
@@ -1420,6 +1422,7 @@ class MessagesAPI:
                 Route("/_control/clock", self._control_clock, methods=["POST"]),
                 Route("/_control/promises", self._control_promises, methods=["POST"]),
                 Route("/_control/keys", self._control_keys, methods=["POST"]),
+                Route("/_control/pace", self._control_pace, methods=["POST"]),
             ]
         )
         # Structured calls (by name) answered with an error until healed.
@@ -1459,6 +1462,12 @@ class MessagesAPI:
             self.cache.min_tokens = self.min_cacheable_tokens
             self._promises = None
             self._every = None
+            self._pace_s = 0.0
+
+    def pace(self, stall_s: float) -> None:
+        """Every answer from now waits `stall_s` seconds before it is made; 0 stops it."""
+        with self._lock:
+            self._pace_s = max(0.0, stall_s)
 
     def advance_clock(self, seconds: float) -> None:
         """Moves the prompt cache's time on, so entries can outlive their lifetime in a test."""
@@ -1601,6 +1610,10 @@ class MessagesAPI:
         with self._lock:
             dropped = self._ledger.check(body, betas)
         seen = without_blocks(body, dropped)
+        with self._lock:
+            pace_s = self._pace_s
+        if pace_s:
+            await _stall(request, pace_s)
         canned = self._every_nth(body) or self._failure_for(body) or self._next()
         if canned is not None and canned.stall_s:
             await _stall(request, canned.stall_s)
@@ -1681,6 +1694,11 @@ class MessagesAPI:
         every = int(spec.get("every", 0))
         self.fail_every(every, canned_from_spec(spec["spec"]) if every > 0 else None)
         return JSONResponse({"every": every})
+
+    async def _control_pace(self, request: Request) -> Response:
+        spec = await request.json()
+        self.pace(float(spec.get("stall_s", 0.0)))
+        return JSONResponse({"stall_s": spec.get("stall_s", 0.0)})
 
     async def _control_keys(self, request: Request) -> Response:
         spec = await request.json()
@@ -1791,6 +1809,11 @@ class MessagesAPIProcess:
         """Requests made with `key` are refused with `status` (401, 402, 403); 0 accepts it."""
         spec = {"key": key, "status": status}
         httpx.post(f"{self.url}/_control/keys", json=spec, timeout=5).raise_for_status()
+
+    def pace(self, stall_s: float) -> None:
+        """Every answer waits `stall_s` seconds first; 0 stops it."""
+        spec = {"stall_s": stall_s}
+        httpx.post(f"{self.url}/_control/pace", json=spec, timeout=5).raise_for_status()
 
     def fail_every(self, n: int, spec: dict | None = None) -> None:
         """Every `n`-th valid request answers with `spec`; `n` 0 stops it."""

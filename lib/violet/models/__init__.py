@@ -11,6 +11,7 @@ from violet.models.errors import (
     ModelRejected,
     ModelUnavailable,
     ModelUnreachable,
+    PersonGone,
 )
 from violet.models.factory import (
     DEFAULT_FAST_MODEL,
@@ -59,6 +60,7 @@ __all__ = [
     "ModelRefused",
     "ModelRejected",
     "ModelUnavailable",
+    "PersonGone",
     "ModelUnreachable",
     "OfflineModelClient",
     "OriginItem",

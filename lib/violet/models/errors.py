@@ -21,6 +21,11 @@ class ModelUnreachable(ModelUnavailable):
     """No connection to the API's address could be made at all."""
 
 
+class PersonGone(ModelError):
+    """The person the call is for was deleted, or is being deleted: no call is made for them.
+    Not a failure: what was under way for them simply ends."""
+
+
 class ModelRejected(ModelError):
     """The request itself was refused (a 4xx other than 429); sending it again would not help."""
 
