@@ -33,10 +33,12 @@ SESSION_WENT_AWAY = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAI
 
 
 def credential_reply(
-    payer: Payer, hold: Hold, sealed: Sealed | None, pseudonym: str
+    payer: Payer, hold: Hold, sealed: Sealed | None, pseudonym: str, budgeted: bool = False
 ) -> accounts_pb2.CredentialReply:
     """Who pays for a person's calls, as the session hands it to another service."""
-    reply = accounts_pb2.CredentialReply(payer=payer.value, hold=hold.value, pseudonym=pseudonym)
+    reply = accounts_pb2.CredentialReply(
+        payer=payer.value, hold=hold.value, pseudonym=pseudonym, budgeted=budgeted
+    )
     if sealed is not None:
         reply.key.CopyFrom(
             accounts_pb2.SealedKey(
@@ -99,7 +101,8 @@ class RemoteAccounts:
             except KeyringError as error:
                 raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
         try:
-            return Credential(Payer(reply.payer), Hold(reply.hold), key, reply.pseudonym, sealed)
+            payer, hold = Payer(reply.payer), Hold(reply.hold)
+            return Credential(payer, hold, key, reply.pseudonym, sealed, reply.budgeted)
         except ValueError as error:
             raise ModelUnavailable(f"who pays for the call is not understood: {error}") from None
 

@@ -100,6 +100,17 @@ def adding(
     )
 
 
+@dataclass(frozen=True)
+class Paying:
+    """Who pays for a person's calls, and whether a limit of theirs applies (the operator pays
+    within a budget: `Credential.budgeted`)."""
+
+    payer: Payer
+    hold: Hold
+    sealed: Sealed | None = None
+    budgeted: bool = False
+
+
 class Accounts:
     def __init__(
         self,
@@ -134,42 +145,44 @@ class Accounts:
     # --- who pays ---------------------------------------------------------------------------
 
     async def sealed_credential(self, person: str) -> tuple[Payer, Hold, Sealed | None]:
-        return await self._payer(person, await self._key_row(person))
+        paying = await self._payer(person, await self._key_row(person))
+        return paying.payer, paying.hold, paying.sealed
 
-    async def sealed_with_pseudonym(self, person: str) -> tuple[Payer, Hold, Sealed | None, str]:
+    async def sealed_with_pseudonym(self, person: str) -> tuple[Paying, str]:
         """Who pays for the person's calls, their key still sealed, and their pseudonym: the
         person's rows read in one trip."""
         made = self._notices_made
         own = await self._database.run(_own_rows_on, person, self._clock())
-        payer, hold, sealed = await self._payer(person, own.key_row)
+        paying = await self._payer(person, own.key_row)
         if own.untold:
             self._quiet.pop(person, None)
         elif made == self._notices_made:
             self._found_quiet(person)
-        return payer, hold, sealed, _pseudonym(person, _kept(own.pseudonym_key))
+        return paying, _pseudonym(person, _kept(own.pseudonym_key))
 
     async def credential(self, person: str) -> Credential:
         """The person's credential with their key opened, for this service's own calls. A key
         that does not open fails the call as an unavailable model does: it is answered with
         an apology and logged, not retried for ever."""
-        payer, hold, sealed, pseudonym = await self.sealed_with_pseudonym(person)
+        paying, pseudonym = await self.sealed_with_pseudonym(person)
+        payer, hold, sealed = paying.payer, paying.hold, paying.sealed
         if sealed is None:
-            return Credential(payer, hold, pseudonym=pseudonym)
+            return Credential(payer, hold, pseudonym=pseudonym, budgeted=paying.budgeted)
         try:
             return Credential(payer, hold, self._keyring.open(sealed, person), pseudonym, sealed)
         except KeyringError as error:
             raise ModelUnavailable(f"the person's key could not be opened: {error}") from None
 
-    async def _payer(
-        self, person: str, key_row: Row[Any] | None
-    ) -> tuple[Payer, Hold, Sealed | None]:
+    async def _payer(self, person: str, key_row: Row[Any] | None) -> Paying:
         if key_row is not None and key_row.refused_at is None:
-            return Payer.OWN, Hold.NONE, Sealed(key_row.kek_id, key_row.nonce, key_row.sealed)
+            sealed = Sealed(key_row.kek_id, key_row.nonce, key_row.sealed)
+            return Paying(Payer.OWN, Hold.NONE, sealed)
         if not self._rules.operator_key:
-            return Payer.BUILT_IN, Hold.NONE, None
+            return Paying(Payer.BUILT_IN, Hold.NONE)
         if not self._rules.operator_shared:
-            return Payer.NOBODY, Hold.NO_KEY, None
-        return Payer.OPERATOR, await self._budget_hold(person), None
+            return Paying(Payer.NOBODY, Hold.NO_KEY)
+        hold, limited = await self._budget_hold(person)
+        return Paying(Payer.OPERATOR, hold, budgeted=limited)
 
     async def pseudonym(self, person: str) -> str:
         """What names the person in traces and to the API: a digest of the name under a key of
@@ -348,10 +361,12 @@ class Accounts:
             month = row.month_usd
         return day, month
 
-    async def _budget_hold(self, person: str) -> Hold:
+    async def _budget_hold(self, person: str) -> tuple[Hold, bool]:
+        """The hold the person's spend on the operator's key calls for, and whether any limit
+        applies to it at all."""
         day_limit, month_limit = await self._limits(person)
         if not day_limit and not month_limit:
-            return Hold.NONE
+            return Hold.NONE, False
         today = self._clock().date()
         periods = (
             ("day", Hold.BUDGET_DAY, day_limit, today, today.isoformat()),
@@ -362,11 +377,11 @@ class Accounts:
                 continue
             spent = await self._spent(person, Payer.OPERATOR, since)
             if spent >= limit:
-                return hold
+                return hold, True
             if spent >= self._rules.warn_share * limit:
                 async with self._database.begin() as db:
                     await self._add_notice(db, person, f"{NEAR}:{name}:{when}")
-        return Hold.NONE
+        return Hold.NONE, True
 
     async def _spent(self, person: str, payer: Payer, since: date) -> float:
         async with self._database() as db:

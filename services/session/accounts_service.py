@@ -83,8 +83,10 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.CredentialReply:
         person = await self._served(context)
-        payer, hold, sealed, pseudonym = await self._accounts.sealed_with_pseudonym(person)
-        return credential_reply(payer, hold, sealed, pseudonym)
+        paying, pseudonym = await self._accounts.sealed_with_pseudonym(person)
+        return credential_reply(
+            paying.payer, paying.hold, paying.sealed, pseudonym, budgeted=paying.budgeted
+        )
 
     async def RecordUsage(
         self,

@@ -196,7 +196,11 @@ class MemoryClient:
             return  # an opened key is never sent; memory asks for the sealed one
         request.credential.CopyFrom(
             credential_reply(
-                credential.payer, credential.hold, credential.sealed, credential.pseudonym
+                credential.payer,
+                credential.hold,
+                credential.sealed,
+                credential.pseudonym,
+                budgeted=credential.budgeted,
             )
         )
         request.credential_age_ms = math.ceil(age_s * 1000)

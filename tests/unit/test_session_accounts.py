@@ -4,27 +4,33 @@ what their calls cost, their budget on the operator's key, and what to tell them
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from session.account_phrases import AFTER_REFUSAL, KEY_REFUSED, NEAR
 from session.accounts import AccountRules, Accounts, AccountView, KeyCheck, KeyNotKept
 from session.erasure import Standing
-from session.tables import person_keys
+from session.tables import model_usage, person_keys
+from tests.support import messages_api as api_support
+from tests.support.messages_api import MessagesAPI
 from tests.support.session_db import session_settings
 from tests.support.trips import trips_of
 from violet import database
 from violet.database import Database
 from violet.identity import acting_for
 from violet.keyring import ApiKey, Keyring, Sealed, new_entry, parse_keyring, resolve_keyring
-from violet.models.credentials import Credential, Hold, Payer
+from violet.models.credentials import CallsHeld, Credential, Hold, Payer
 from violet.models.errors import ModelUnavailable
-from violet.models.usage import UsageRow
+from violet.models.factory import make_model_client
+from violet.models.offline import OfflineModelClient
+from violet.models.personal import PayingLedger, PersonalModelClient
+from violet.models.usage import UsageBatches, UsageRow
 
 ANN, BOB = "ann", "bob"
 ANN_KEY = ApiKey("sk-ant-api03-Zq9xW8vU7tS6rR5qP4oN3mL2kJ1i-WXYZ")
@@ -35,6 +41,9 @@ TODAY = NOW.date()
 MONTH_START = TODAY.replace(day=1)
 LAST_MONTH = MONTH_START - timedelta(days=1)
 HAIKU = "claude-haiku-5-5"
+
+messages_api_server = api_support.messages_api_server  # the fixtures
+messages_api = api_support.messages_api
 
 SHARED = AccountRules(operator_key=True, operator_shared=True)
 NOT_SHARED = AccountRules(operator_key=True, operator_shared=False)
@@ -504,3 +513,93 @@ async def test_rotation_with_configured_keys_reseals_what_the_old_key_sealed(
     assert await after.rotate() == (0, 0)
     with acting_for(ANN):
         assert await after.credential(ANN) == Credential(Payer.OWN, key=ANN_KEY)
+
+
+# --- a limit across replicas ------------------------------------------------------------------
+
+
+@dataclass
+class Replica:
+    """One service replica's model client: its own credential cache and its own usage batches
+    to the session's accounts, the operator's key on the strict local Messages API."""
+
+    client: PersonalModelClient
+    usage: UsageBatches
+
+    async def close(self) -> None:
+        await self.client.aclose()
+        await self.usage.aclose()  # what is left is sent
+
+
+def replica(accounts: Accounts, api: MessagesAPI) -> Replica:
+    usage = UsageBatches(accounts.record_usage, clock=lambda: TODAY)
+    operator = make_model_client(
+        api_key="operator-key",
+        base_url=api.url,
+        main_model="",
+        fast_model="",
+        ledger=PayingLedger(Payer.OPERATOR, usage),
+    )
+    client = PersonalModelClient(
+        accounts=accounts,
+        operator=operator,
+        built_in=OfflineModelClient(),
+        on_key=lambda key: OfflineModelClient(),
+        cache_s=30.0,
+        usage=usage,
+    )
+    return Replica(client, usage)
+
+
+async def calls_until_held(client: PersonalModelClient, at_most: int = 1000) -> int:
+    """Costly calls back to back, as work steps go, until the person's calls are held."""
+    made = 0
+    with acting_for(ANN):
+        while made < at_most:
+            try:
+                await client.reply(
+                    tier="work",
+                    system="You help.",
+                    messages=[{"role": "user", "content": "Look up the tide times, please."}],
+                    tools=[],
+                    person=ANN,
+                )
+            except CallsHeld:
+                break
+            made += 1
+    return made
+
+
+async def test_a_limit_holds_across_replicas_within_the_calls_under_way(
+    place: Place, messages_api: MessagesAPI
+) -> None:
+    """Two replicas make the person's calls back to back, each with a credential it would keep
+    for 30 s: the limit is passed only by the calls under way as it is reached, one a replica,
+    not by 30 s of calls."""
+    probe = replica(place.accounts(), messages_api)
+    assert await calls_until_held(probe.client, at_most=1) == 1
+    await probe.close()
+    one_call = await spent_today(place)
+    assert one_call > 0
+    limit = 20 * one_call
+    rules = AccountRules(operator_key=True, operator_shared=True, day_usd=limit + one_call)
+    accounts = place.accounts(rules)
+    messages_api.pace(0.02)  # a model that takes a moment, as the real one does
+    replicas = [replica(accounts, messages_api) for _ in range(2)]
+    made = await asyncio.gather(*(calls_until_held(r.client) for r in replicas))
+    for r in replicas:
+        await r.close()
+    over = await spent_today(place) - (limit + one_call)
+    assert sum(made) >= 19
+    assert over <= 2 * one_call + 1e-9, (made, over / one_call)
+
+
+async def spent_today(place: Place) -> float:
+    with acting_for(ANN):
+        async with place.db() as db:
+            spent = await db.scalar(
+                select(func.coalesce(func.sum(model_usage.c.cost_usd), 0.0)).where(
+                    model_usage.c.person == ANN
+                )
+            )
+    return float(spent or 0.0)

@@ -141,6 +141,22 @@ async def test_rows_that_could_not_be_sent_are_sent_with_the_next_flush(
     assert batches.pending_rows() == 0
 
 
+async def test_settling_sends_one_persons_rows_at_once_and_keeps_them_if_it_cannot() -> None:
+    send = Recorder()
+    batches = UsageBatches(send, clock=Today())
+    batches.add("ann", "reply.work", Payer.OPERATOR, used())
+    batches.add("bob", "reply.main", Payer.OPERATOR, used())
+    send.failing = {"ann"}
+    await batches.settle("ann")
+    assert send.sent == [] and batches.pending_rows() == 2
+    send.failing = set()
+    await batches.settle("ann")
+    assert [person for person, _ in send.sent] == ["ann"]
+    assert batches.pending_rows() == 1  # bob's wait for the next batch
+    await batches.settle("cy")  # nothing kept for cy: nothing sent
+    assert len(send.sent) == 1
+
+
 async def test_closing_sends_what_is_left() -> None:
     send = Recorder()
     batches = UsageBatches(send, clock=Today())

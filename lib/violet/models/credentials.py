@@ -46,6 +46,10 @@ class Credential:
     pseudonym: str = field(default="", compare=False)
     # The key as stored, for handing the credential to another service; never the opened key.
     sealed: Sealed | None = field(default=None, compare=False, repr=False)
+    # The operator pays within a limit of the person's: before each costly call the hold is
+    # asked anew (`PersonalModelClient`), so a limit is kept across replicas within the calls
+    # already under way, not within a cached minute of them.
+    budgeted: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         if (self.payer is Payer.OWN) != (self.key is not None):
@@ -93,6 +97,13 @@ class CredentialCache:
     @property
     def ttl_s(self) -> float:
         return self._ttl_s
+
+    async def fresh(self, person: str) -> Credential:
+        """The person's credential read now, whatever is kept, and kept from now."""
+        async with self._locks.setdefault(person, asyncio.Lock()):
+            credential = await self._fetch(person)
+            self._known[person] = (self._clock(), credential)
+            return credential
 
     def known(self, person: str) -> tuple[Credential, float] | None:
         """The person's credential and how many seconds ago it was read, while it counts; no

@@ -91,4 +91,5 @@ def personal_model_client(
         built_in=OfflineModelClient(ledger=PayingLedger(Payer.BUILT_IN, usage)),
         on_key=on_key,
         cache_s=settings.key_cache_s,
+        usage=usage,
     )

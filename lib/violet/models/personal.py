@@ -41,6 +41,10 @@ class UsageSink(Protocol):
         """One call's usage, for the person's totals by day, kind of call and payer."""
         ...
 
+    async def settle(self, person: str) -> None:
+        """Sends the person's usage kept here now, so that their spend as read next counts it."""
+        ...
+
 
 class PayingLedger(UsageLedger):
     """The process's ledger, plus each call's usage sent on to `sink` with who paid for it.
@@ -84,12 +88,14 @@ class PersonalModelClient:
         built_in: ModelClient,
         on_key: Callable[[ApiKey], ModelClient],
         cache_s: float,
+        usage: UsageSink | None = None,
         pool_size: int = POOL_SIZE,
         idle_s: float = POOL_IDLE_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._accounts = accounts
         self._credentials = CredentialCache(accounts.credential, cache_s)
+        self._usage = usage
         # Keys refused here lately: an offer still naming one is not taken.
         self._refused_at: dict[ApiKey, float] = {}
         self._operator = operator
@@ -166,6 +172,8 @@ class PersonalModelClient:
         self, person: str, call: Callable[[ModelClient], Awaitable[T]], *, costly: bool
     ) -> T:
         credential = await self._current(person)
+        if costly and credential.budgeted:
+            credential = await self._as_spent(person)
         try:
             with calling_as(credential.pseudonym):
                 return await self._using(self._client(credential, costly), call)
@@ -189,9 +197,20 @@ class PersonalModelClient:
                 if retired is not None:
                     self._drop(retired)
 
-    async def _current(self, person: str) -> Credential:
+    async def _as_spent(self, person: str) -> Credential:
+        """The credential of a person the operator pays for within a limit, its hold decided
+        from the spend as it is now: this replica's finished calls sent first, so a limit is
+        passed only by the calls under way as it is reached (one each, on every replica)."""
+        if self._usage is not None:
+            await self._usage.settle(person)
+        return await self._current(person, fresh=True)
+
+    async def _current(self, person: str, fresh: bool = False) -> Credential:
         """The person's credential; a client on a key they no longer use is closed."""
-        credential = await self._credentials.of(person)
+        if fresh:
+            credential = await self._credentials.fresh(person)
+        else:
+            credential = await self._credentials.of(person)
         previous = self._key_of.get(person)
         if previous is not None and previous != credential.key:
             self._close_pooled(previous)

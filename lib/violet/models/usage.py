@@ -95,13 +95,24 @@ class UsageBatches:
     async def flush(self) -> None:
         batches, self._pending = self._pending, {}
         for person, rows in batches.items():
-            try:
-                await self._send(person, list(rows.values()))
-            except Exception as error:  # noqa: BLE001 - kept, and sent with the next batch
-                log.warning("usage not yet recorded: %s", error)
-                for row in rows.values():
-                    self._keep(person, row)
+            await self._send_or_keep(person, rows)
         self._bound()
+
+    async def settle(self, person: str) -> None:
+        """Sends the person's rows now, ahead of the next batch."""
+        rows = self._pending.pop(person, None)
+        if rows:
+            await self._send_or_keep(person, rows)
+
+    async def _send_or_keep(
+        self, person: str, rows: dict[tuple[date, str, str, str], UsageRow]
+    ) -> None:
+        try:
+            await self._send(person, list(rows.values()))
+        except Exception as error:  # noqa: BLE001 - kept, and sent with the next batch
+            log.warning("usage not yet recorded: %s", error)
+            for row in rows.values():
+                self._keep(person, row)
 
     async def flush_forever(self, every_s: float = FLUSH_EVERY_S) -> None:
         while True:
