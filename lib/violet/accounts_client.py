@@ -58,6 +58,10 @@ def usage_row_of(message: accounts_pb2.UsageRow) -> UsageRow:
     return UsageRow(**{**kept, "day": date.fromisoformat(message.day)})
 
 
+# Whom a service's model client calls: the session's Accounts (who pays, and the usage).
+REMOTE_MODEL_PEERS = ("session",)
+
+
 def is_person_gone(error: grpc.aio.AioRpcError) -> bool:
     """Whether the session refused a call because its person was deleted (or is being)."""
     return error.code() == grpc.StatusCode.UNAUTHENTICATED and (error.details() or "").startswith(
@@ -160,7 +164,7 @@ class RemoteModel:
 async def remote_model(settings: CommonSettings, name: str) -> AsyncIterator[RemoteModel]:
     """The model client of service `name` (not the session): each call on the account paying
     for its person, as the session service says, and the usage sent back to it."""
-    peers = peers_of(settings, name, ["session"])
+    peers = peers_of(settings, name, REMOTE_MODEL_PEERS)
     secret = resolve_secret(settings.secret, settings.home)
     accounts = RemoteAccounts(
         peers, secret, resolve_keyring(settings.key_encryption_keys, settings.home)

@@ -43,6 +43,8 @@ from worker.toolbox import Toolbox
 from worker.web import Web
 
 NAME = "worker"
+# The services the worker calls (its model client's Accounts among them).
+PEERS = ("session", "router")
 
 
 def migrate(settings: WorkerSettings) -> None:
@@ -81,7 +83,7 @@ async def _served(settings: WorkerSettings, model: ModelClient) -> AsyncIterator
     store = WorkStore(database.sessionmaker(engine))
     secret = resolve_secret(settings.secret, settings.home)
     replica = settings.replica or f"{socket.gethostname()}-{os.getpid()}"
-    peers = peers_of(settings, NAME, ("session", "router"))
+    peers = peers_of(settings, NAME, PEERS)
     web = Web(
         timeout_s=settings.fetch_timeout_s,
         max_bytes=settings.fetch_max_bytes,

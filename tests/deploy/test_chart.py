@@ -343,7 +343,7 @@ def admitted_components(policy: Manifest) -> set[str]:
 def test_each_service_admits_only_its_callers(rendered: Rendered) -> None:
     callers = {
         "gateway": set(),
-        "session": {"gateway", "worker"},
+        "session": {"gateway", "worker", "router", "memory"},
         "router": {"session", "worker"},
         "memory": {"session", "gateway"},
         "worker": {"session", "gateway"},
@@ -835,3 +835,23 @@ def test_the_worker_runs_code_in_the_unprivileged_sandbox_within_a_bounded_tmp(
     # What the sandbox asks of the pod is nothing the locked-down defaults withhold.
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+
+
+def test_every_call_the_code_makes_is_let_through() -> None:
+    """What each service's code calls is what `calls` in the values admits, no more: the
+    router's and memory's model clients ask the session who pays and send it their usage."""
+    from gateway.app import REACHED
+    from session.__main__ import PEERS as SESSION_PEERS
+    from violet.accounts_client import REMOTE_MODEL_PEERS
+    from worker.__main__ import PEERS as WORKER_PEERS
+
+    made = {
+        "gateway": set(REACHED),
+        "session": set(SESSION_PEERS),
+        "router": set(REMOTE_MODEL_PEERS),
+        "memory": set(REMOTE_MODEL_PEERS),
+        "worker": set(WORKER_PEERS) | set(REMOTE_MODEL_PEERS),
+    }
+    documented = documented_calls()
+    for name, calls in made.items():
+        assert documented[name][1] == calls, name
