@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import grpc
 
+from violet.identity import addressed, resolve_secret
 from violet.settings import CommonSettings
 from violet.telemetry import client_interceptors
 from violet.tls import transport_of
@@ -50,12 +51,45 @@ class _Patient(grpc.aio.UnaryUnaryClientInterceptor):
         return await continuation(client_call_details, request)
 
 
+class _Addressing:
+    """Each call's internal token addressed to the one service the channel reaches, so that a
+    token seen by that service opens no other (`violet.identity.addressed`)."""
+
+    def __init__(self, service: str, secret: str) -> None:
+        self._service = service
+        self._secret = secret
+
+    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        if not details.metadata:
+            return details
+        pairs = addressed(list(details.metadata), self._service, self._secret)
+        # The details are a namedtuple at run time; the stubs declare a plain class.
+        return details._replace(metadata=grpc.aio.Metadata(*pairs))  # type: ignore[attr-defined]
+
+
+# One object each: a channel files an interceptor under the first kind of call it serves.
+class _AddressedUnary(_Addressing, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(client_call_details), request)
+
+
+class _AddressedStream(_Addressing, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(client_call_details), request)
+
+
 def open_channel(
-    address: str, timeout_s: float, credentials: grpc.ChannelCredentials | None = None
+    address: str,
+    timeout_s: float,
+    credentials: grpc.ChannelCredentials | None = None,
+    addressed_to: tuple[str, str] | None = None,
 ) -> grpc.aio.Channel:
     """A channel whose unary calls time out after `timeout_s` unless the caller says otherwise;
-    over TLS with `credentials` (violet.tls), else plain text."""
-    interceptors = [_Patient(timeout_s), *client_interceptors()]
+    over TLS with `credentials` (violet.tls), else plain text. With `addressed_to` (the service
+    reached, and the stack's secret), every internal token is addressed to that service."""
+    interceptors: list[Any] = [_Patient(timeout_s), *client_interceptors()]
+    if addressed_to is not None:
+        interceptors += [_AddressedUnary(*addressed_to), _AddressedStream(*addressed_to)]
     if credentials is None:
         return grpc.aio.insecure_channel(
             address, options=CHANNEL_OPTIONS, interceptors=interceptors
@@ -76,10 +110,14 @@ class Peers:
         addresses: dict[str, str],
         timeout_s: float,
         credentials: grpc.ChannelCredentials | None = None,
+        secret: str = "",
     ) -> None:
+        """With the stack's `secret`, each call's internal token is addressed to the service
+        it reaches."""
         self._addresses = addresses
         self._timeout_s = timeout_s
         self._credentials = credentials
+        self._secret = secret
         self._channels: dict[str, grpc.aio.Channel] = {}
         # A stub builds a callable per method of its service (through every interceptor):
         # made once per channel, not once per call.
@@ -88,7 +126,10 @@ class Peers:
     def channel(self, service: str) -> grpc.aio.Channel:
         if service not in self._channels:
             self._channels[service] = open_channel(
-                self._addresses[service], self._timeout_s, self._credentials
+                self._addresses[service],
+                self._timeout_s,
+                self._credentials,
+                (service, self._secret) if self._secret else None,
             )
         return self._channels[service]
 
@@ -112,4 +153,5 @@ def peers_of(settings: CommonSettings, name: str, services: Iterable[str]) -> Pe
         {service: settings.address_of(service) for service in services},
         settings.rpc_timeout_s,
         transport_of(settings, name).channel_credentials(),
+        resolve_secret(settings.secret, settings.home),
     )

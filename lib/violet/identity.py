@@ -4,10 +4,13 @@ A device token is what a phone holds (`violet token NAME`); only the gateway acc
 internal token is what services send one another, naming the person the call is made for;
 internal services accept only these, so a phone can never call an internal method. Internal
 tokens are signed with a key derived from the stack's secret and carry their own audience, so
-neither kind passes where the other is expected. Operator tokens are signed with a secret of their
-own, which only the session service and the operator hold: a gateway or worker taken over holds
-the stack's secret but cannot make one. The person is read only from a token: never
-from a request body or from anything a model wrote.
+neither kind passes where the other is expected. Each also names the services it is for: a
+service's calls carry a token for the one service called (`addressed`), and a service refuses
+a token not addressed to it (`violet.server.AddressedTo`), so a token seen by one service opens
+no other. Operator tokens are signed with a secret of their own, which only the session service
+and the operator hold: a gateway or worker taken over holds the stack's secret but cannot make
+one. The person is read only from a token: never from a request body or from anything a model
+wrote.
 
 People who sign in through an OpenID Connect issuer (the gateway's `gateway.oidc`) are named
 with the `ISSUED_PERSON_PREFIX`; a device token is never made for such a name, so the two kinds
@@ -27,7 +30,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -42,6 +45,8 @@ from violet.secret_files import made_once
 ALGORITHM = "HS256"
 ISSUER = "violet"
 INTERNAL_AUDIENCE = "violet-internal"
+# The services internal tokens are addressed to (each checks its own name among the audiences).
+SERVICES = ("session", "router", "memory", "worker")
 OPERATOR_AUDIENCE = "violet-operator"
 OPERATOR = "operator"
 DEVICE_TOKEN_TTL_S = 90 * 24 * 3600
@@ -167,9 +172,20 @@ _checked = _Kept(4096)
 _signed = _Kept(4096)
 
 
-def issue_internal_token(person: str, secret: str, ttl_s: int = SERVICE_TOKEN_TTL_S) -> str:
-    """An internal token: what one service sends another on the person's behalf."""
-    claims = {**_claims(person, ttl_s), "aud": INTERNAL_AUDIENCE}
+def service_audience(service: str) -> str:
+    return f"{INTERNAL_AUDIENCE}:{service}"
+
+
+def issue_internal_token(
+    person: str,
+    secret: str,
+    ttl_s: int = SERVICE_TOKEN_TTL_S,
+    services: tuple[str, ...] = SERVICES,
+) -> str:
+    """An internal token for `person`, addressed to `services` (every one by default, as the
+    operator's `violet token --internal` makes it; none: good for no service until addressed)."""
+    audience = [INTERNAL_AUDIENCE, *(service_audience(service) for service in services)]
+    claims = {**_claims(person, ttl_s), "aud": audience}
     return jwt.encode(claims, _internal_key(secret), algorithm=ALGORITHM)
 
 
@@ -245,12 +261,50 @@ async def authenticate_operator(context: grpc.aio.ServicerContext, operator_secr
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the call carries no bearer token")
 
 
-def service_identity(person: str, secret: str) -> Identity:
-    """The person's internal identity, for a call a service makes on their behalf: one token
-    per person, signed again once half its lifetime has passed."""
-    kept = _signed.get((person, secret))
+def service_identity(person: str, secret: str, service: str = "") -> Identity:
+    """The person's internal identity, for a call a service makes on their behalf, its token
+    addressed to `service` (none: the channel to the service called addresses it, `Peers`): one
+    token per person and service, signed again once half its lifetime has passed."""
+    kept = _signed.get((person, secret, service))
     if kept is not None and time.time() < kept[1]:
         return Identity(person, kept[0])
-    token = issue_internal_token(person, secret)
-    _signed.put((person, secret), (token, time.time() + SERVICE_TOKEN_TTL_S / 2))
+    token = issue_internal_token(person, secret, services=(service,) if service else ())
+    _signed.put((person, secret, service), (token, time.time() + SERVICE_TOKEN_TTL_S / 2))
     return Identity(person, token)
+
+
+def addressed(metadata: Sequence[tuple[str, str | bytes]], service: str, secret: str) -> list:
+    """The call's metadata with its internal token, if it has one, addressed to `service`
+    alone; any other bearer (a device or operator token) is left as it is, for the service to
+    refuse or take."""
+    found: list = []
+    for key, value in metadata:
+        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
+            try:
+                person = verify_internal_token(value.removeprefix("Bearer "), secret).person
+            except Unauthorized:
+                found.append((key, value))
+                continue
+            found.extend(service_identity(person, secret, service).metadata())
+        else:
+            found.append((key, value))
+    return found
+
+
+def addressed_to(metadata: Sequence[tuple[str, str | bytes]] | None, service: str) -> bool:
+    """Whether every internal token among the call's metadata names `service` among its
+    audiences. The signature is not checked here: `authenticate` checks it, on the same token,
+    before anything is done for the call."""
+    for key, value in metadata or ():
+        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
+            try:
+                claims = jwt.decode(
+                    value.removeprefix("Bearer "), options={"verify_signature": False}
+                )
+            except jwt.PyJWTError:
+                continue  # not a token at all: `authenticate` refuses it
+            audience = claims.get("aud")
+            audiences = audience if isinstance(audience, list) else [audience]
+            if INTERNAL_AUDIENCE in audiences and service_audience(service) not in audiences:
+                return False
+    return True

@@ -9,15 +9,17 @@ import gc
 import logging
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from violet.channels import SERVER_KEEPALIVE_OPTIONS
+from violet.identity import addressed_to
 from violet.logs import setup_logging
 from violet.settings import CommonSettings, S, load_settings
 from violet.telemetry import server_interceptors, setup_telemetry, shutdown_telemetry
@@ -66,7 +68,8 @@ async def serve(
         loop.add_signal_handler(signum, stop.set)
 
     async with resources() as hosted:
-        server = grpc.aio.server(interceptors=server_interceptors(), options=SERVER_OPTIONS)
+        interceptors = [*server_interceptors(), AddressedTo(name)]
+        server = grpc.aio.server(interceptors=interceptors, options=SERVER_OPTIONS)
         names = list(hosted.register(server))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -97,6 +100,50 @@ async def serve(
         if probes is not None:
             await probes.stop(None)
     log.info("stopped")
+
+
+class AddressedTo(grpc.aio.ServerInterceptor):
+    """Refuses a call whose internal token is addressed to other services, before its method
+    runs (`violet.identity.addressed_to`)."""
+
+    def __init__(self, service: str) -> None:
+        self._service = service
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        metadata = handler_call_details.invocation_metadata
+        if handler is None or addressed_to(metadata, self._service):
+            return handler
+        return _refusing(handler, f"the token is not for the {self._service} service")
+
+
+def _refusing(
+    handler: grpc.RpcMethodHandler[Any, Any], why: str
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """A handler of the same shape as `handler` that refuses the call with `why`."""
+
+    async def refuse(request: object, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
+
+    async def refuse_stream(
+        request: object, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Any]:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
+        yield  # never reached: a stream's handler is a generator
+
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(
+            refuse_stream, handler.request_deserializer, handler.response_serializer
+        )
+    return grpc.unary_unary_rpc_method_handler(
+        refuse, handler.request_deserializer, handler.response_serializer
+    )
 
 
 def listen(

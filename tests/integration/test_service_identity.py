@@ -14,6 +14,7 @@ import pytest
 from tests.integration.test_phone_protocol import person
 from tests.support.device import Device
 from tests.support.stack import Stack
+from violet.identity import issue_internal_token
 from violet.v1 import (
     memory_pb2,
     memory_pb2_grpc,
@@ -86,3 +87,22 @@ def test_an_operator_calls_a_service_with_grpcurl_and_an_internal_token(stack: S
         check=True,
     )
     assert json.loads(opened.stdout)["conversation"].startswith("c_")
+
+
+@pytest.mark.parametrize("service", sorted(CALLS))
+def test_a_token_addressed_to_another_service_opens_nothing_here(
+    stack: Stack, service: str
+) -> None:
+    """A token one service was sent (addressed to it alone) is refused by every other, before
+    the method runs; the operator's token, addressed to all, is not refused for that reason."""
+    others = tuple(name for name in CALLS if name != service)
+    seen_elsewhere = issue_internal_token(person(), stack.secret, services=others)
+    unaddressed = issue_internal_token(person(), stack.secret, services=())
+    for token in (seen_elsewhere, unaddressed):
+        with (
+            grpc.insecure_channel(stack.address(service)) as channel,
+            pytest.raises(grpc.RpcError) as refused,
+        ):
+            CALLS[service](channel, bearer(token))
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert f"not for the {service} service" in (refused.value.details() or "")

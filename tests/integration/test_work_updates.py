@@ -15,7 +15,8 @@ from violet.v1 import session_pb2, session_pb2_grpc
 
 
 async def deliver(stack: Stack, person: str, update: session_pb2.WorkUpdate) -> None:
-    metadata = service_identity(person, stack.secret).metadata()
+    # As the worker's channel to the session addresses it.
+    metadata = service_identity(person, stack.secret, "session").metadata()
     async with grpc.aio.insecure_channel(stack.address("session")) as channel:
         await session_pb2_grpc.SessionStub(channel).Deliver(update, metadata=metadata, timeout=10)
 

@@ -100,3 +100,28 @@ def test_a_person_keeps_one_internal_token_for_half_its_lifetime(
     renewed = service_identity("cy", SECRET).token
     assert renewed != first
     assert jwt.decode(renewed, options={"verify_signature": False})["sub"] == "cy"
+
+
+def test_a_token_is_addressed_to_the_one_service_called() -> None:
+    unaddressed = service_identity("ana", SECRET).metadata()
+    assert not identity.addressed_to(unaddressed, "memory")
+    metadata = identity.addressed([*unaddressed, ("traceparent", "00-x")], "memory", SECRET)
+    assert identity.addressed_to(metadata, "memory")
+    assert not identity.addressed_to(metadata, "worker")
+    assert ("traceparent", "00-x") in metadata
+    [(_, bearer)] = [pair for pair in metadata if pair[0] == "authorization"]
+    assert verify_internal_token(bearer.removeprefix("Bearer "), SECRET).person == "ana"
+
+
+def test_what_is_no_internal_token_is_left_for_the_service_to_judge() -> None:
+    device = (("authorization", f"Bearer {issue_token('ana', SECRET)}"),)
+    assert identity.addressed(device, "memory", SECRET) == list(device)
+    assert identity.addressed_to(device, "memory")  # `authenticate` refuses it there
+    garbage = (("authorization", "Bearer not-a-token"),)
+    assert identity.addressed_to(garbage, "memory")
+    assert identity.addressed_to(None, "memory")
+
+
+def test_the_operators_internal_token_is_for_every_service() -> None:
+    token = (("authorization", f"Bearer {issue_internal_token('ana', SECRET)}"),)
+    assert all(identity.addressed_to(token, service) for service in identity.SERVICES)
