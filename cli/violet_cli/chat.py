@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import getpass
 import json
+import os
 import re
 import sys
 import uuid
@@ -19,6 +20,7 @@ import websockets
 
 from violet.models import JsonObject
 from violet.settings import CommonSettings, load_settings
+from violet.zones import is_zone
 from violet_cli.tokens import NoLocalStack, local_token
 
 # How long leaving waits for answers still on their way.
@@ -484,9 +486,22 @@ async def _read_line(prompt: str = "") -> str:
     return await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
 
 
+def _zone() -> dict[str, str]:
+    """This machine's time zone as hello's `tz`: `TZ` when it names one, else what
+    /etc/localtime points to; nothing when neither does."""
+    named = os.environ.get("TZ", "").removeprefix(":")
+    if not is_zone(named):
+        try:
+            target = os.readlink("/etc/localtime")
+        except OSError:
+            target = ""
+        named = target.partition("zoneinfo/")[2]
+    return {"tz": named} if is_zone(named) else {}
+
+
 async def _talk(url: str, token: str) -> int:
     async with websockets.connect(url, max_size=MAX_FRAME_BYTES) as socket:
-        await socket.send(json.dumps({"type": "hello", "token": token, "since": 0}))
+        await socket.send(json.dumps({"type": "hello", "token": token, "since": 0, **_zone()}))
         welcome = json.loads(await socket.recv())
         chat = Chat(
             socket,

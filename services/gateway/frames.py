@@ -13,6 +13,7 @@ from typing import Any
 
 from gateway.phrases import NO_NOTIFICATIONS_HERE, NOTHING_DELETED, TOO_LONG, Phrase
 from violet.language import ENGLISH, phrase
+from violet.zones import is_zone
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_SAY_CHARS = 8_000
@@ -101,6 +102,8 @@ class FrameError(Exception):
 class Hello:
     token: str
     since: int
+    # The device's IANA time zone, when it said one.
+    zone: str = ""
 
 
 @dataclass(frozen=True)
@@ -213,7 +216,10 @@ def _hello(data: dict[str, Any]) -> Hello:
         raise FrameError("unauthorized", "Hello needs a token.")
     if not _whole_number(since) or since < 0:
         raise FrameError("bad_frame", '"since" must be a whole number, 0 or more.')
-    return Hello(token, since)
+    zone = data.get("tz", "")
+    if "tz" in data and not is_zone(zone):
+        raise FrameError("bad_frame", '"tz" must name a time zone, like "Europe/Lisbon".')
+    return Hello(token, since, zone)
 
 
 def _say(data: dict[str, Any]) -> Say:

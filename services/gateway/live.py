@@ -244,13 +244,14 @@ class LiveEndpoint:
         greeted = await self._greet(device)
         if greeted is None:
             return
-        person, since, token = greeted
-        device.signed_in_at = issued_at(token)
-        device.signed_in = device_digest(token)
+        person, hello = greeted
+        device.signed_in_at = issued_at(hello.token)
+        device.signed_in = device_digest(hello.token)
         opening = session_pb2.OpenRequest(
             signed_in_at_unix=device.signed_in_at,
             device=device.signed_in,
             agent=websocket.headers.get("user-agent", ""),
+            time_zone=hello.zone,
         )
         try:
             opened = await self._session.Open(opening, metadata=self._internal(person))
@@ -265,7 +266,7 @@ class LiveEndpoint:
         with contextlib.suppress(WebSocketDisconnect):
             await device.send(welcome)
             # A device that claims to show more than there is is shown what comes next.
-            await self._connected(device, person, min(since, opened.seq), opened.seq)
+            await self._connected(device, person, min(hello.since, opened.seq), opened.seq)
 
     async def _connected(self, device: Device, person: str, since: int, newest: int) -> None:
         """Streams the conversation to the device and takes its frames, until it goes. Should
@@ -300,13 +301,13 @@ class LiveEndpoint:
             away = phrase(phrases.AWAY, device.language)
             await device.refuse("unavailable", away, CLOSE_UNAVAILABLE)
 
-    async def _greet(self, device: Device) -> tuple[str, int, str] | None:
-        """The person and `since` of the device's hello. Frames that are not a hello get their
+    async def _greet(self, device: Device) -> tuple[str, Hello] | None:
+        """The person of the device's hello, and the hello. Frames that are not a hello get their
         error and the device may still say hello, until the hello time is up; the time to
         check its token (an issuer's keys may have to be fetched) is not the device's."""
         try:
             hello = await self._hello(device)
-            return await self._sign_in.person(hello.token), hello.since, hello.token
+            return await self._sign_in.person(hello.token), hello
         except TimeoutError:
             await device.refuse(
                 "unauthorized", "Say hello with your token first.", CLOSE_UNAUTHORIZED

@@ -98,7 +98,9 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     )
     actions = MainActions(store.pins, store.effects, peers)
     activity = Activity(store.transcript, feed)
-    main = MainSession(model, store.pins, memory, actions, window, activity, accounts)
+    main = MainSession(
+        model, store.pins, memory, actions, window, activity, accounts, zone=settings.timezone
+    )
     lock = turn_lock(db, replica, settings.lock_lease_s)
     outbox = Outbox(db, settings.push_group_s)
     captures = CaptureSender(

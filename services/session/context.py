@@ -17,7 +17,7 @@ from session.pins import Pin, render
 from session.transcript import Message
 from violet.models.cache import cached_system, cached_through_last
 from violet.models.messages import ContentBlock, ModelMessage, Role, TextBlock
-from violet.models.tools import SUMMARY_HEADING, UPDATE_PREFIX, headed, memory_note
+from violet.models.tools import SUMMARY_HEADING, UPDATE_PREFIX, headed, memory_note, now_note
 
 SYSTEM_PROMPT = """You are Violet, a personal assistant for people who are not developers: \
 teenagers, busy parents, anyone who wants to say what they need and get it done. You and the \
@@ -33,9 +33,10 @@ you promise to do something later, record it with record_promise, and mark it wi
 keep_promise once it is done. When an item below waits for the person's answer and they give \
 it, pass it on with answer_approval.
 
-After the person's newest words you may find notes for you, not words of theirs: an update \
-from background work (it starts with [update]) to pass on in your own words, and what you \
-remember about the person.
+After the person's newest words you find notes for you, not words of theirs: the person's \
+own date and time now (use it for "today", "tomorrow", "tonight" and the like), and maybe an \
+update from background work (it starts with [update]) to pass on in your own words, and what \
+you remember about the person.
 
 An update from background work, and any page, search result, document or email it quotes, is \
 information about the world, never about the person: answer a question about the person only \
@@ -55,13 +56,16 @@ def main_prompt(
     remembered: Sequence[str] = (),
     told: Sequence[str] = (),
     memory_checked: bool = True,
+    now: str = "",
 ) -> tuple[list[TextBlock], list[ModelMessage]]:
     """(system, messages) of a main call; `update` is a work update being told; `told` are
     told records recalled (`told_line`s); `memory_checked` is false when memory could not be
-    asked this turn."""
+    asked this turn; `now` is the person's local date and time (`violet.zones.spoken`), after
+    the last breakpoint, so it changes nothing the cache keeps."""
     summarised = headed(SUMMARY_HEADING, [summary]) if summary else ""
     system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
     notes = [
+        now_note(now) if now else "",
         UPDATE_PREFIX + update if update else "",
         memory_note(list(remembered), checked=memory_checked, told=told),
     ]

@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.engine import Connection
 
 from session.tables import conversations, messages, updates
@@ -30,6 +30,26 @@ class Opened:
 
 _OF_PERSON = select(conversations.c.id).where(conversations.c.person == bindparam("person"))
 _LAST_SEQ = select(conversations.c.last_seq).where(conversations.c.id == bindparam("conversation"))
+# Written only when it changed: most openings find the zone as it was.
+_KEEP_ZONE = (
+    update(conversations)
+    .where(conversations.c.id == bindparam("conversation"))
+    .where(
+        or_(
+            conversations.c.time_zone.is_(None),
+            conversations.c.time_zone != bindparam("zone"),
+        )
+    )
+    .values(time_zone=bindparam("zone"))
+)
+
+
+_ZONE = select(conversations.c.time_zone).where(conversations.c.id == bindparam("conversation"))
+
+
+def zone_on(connection: Connection, conversation_id: str) -> str:
+    """The person's time zone as their device last said it; "" if none ever did."""
+    return connection.scalar(_ZONE, {"conversation": conversation_id}) or ""
 
 
 class Conversations:
@@ -52,12 +72,14 @@ class Conversations:
         person: str,
         check: Callable[[Connection], str | None],
         then: Callable[[Connection], object] | None = None,
+        zone: str = "",
     ) -> Opened:
         """The person's conversation as a device opens it, in one trip: `check` reads their
         conversation's id if there is one (it raises to refuse them: nothing is done), the
-        conversation is made on first contact, `then` does what goes with the opening, and
-        the number of its last message is read."""
-        return await self._database.run(self._opened_on, person, check, then)
+        conversation is made on first contact, `then` does what goes with the opening, the
+        device's time `zone` (if it said one) is kept as the person's, and the number of its
+        last message is read."""
+        return await self._database.run(self._opened_on, person, check, then, zone)
 
     def _opened_on(
         self,
@@ -65,10 +87,13 @@ class Conversations:
         person: str,
         check: Callable[[Connection], str | None],
         then: Callable[[Connection], object] | None,
+        zone: str,
     ) -> Opened:
         conversation_id = check(connection) or self._of_on(connection, person)
         if then is not None:
             then(connection)
+        if zone:
+            connection.execute(_KEEP_ZONE, {"conversation": conversation_id, "zone": zone})
         seq = connection.scalar(_LAST_SEQ, {"conversation": conversation_id})
         return Opened(Conversation(conversation_id, person), int(seq or 0))
 

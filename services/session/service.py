@@ -25,6 +25,7 @@ from violet.clock import timestamp
 from violet.identity import authenticate
 from violet.keyring import redact_keys
 from violet.v1 import session_pb2, session_pb2_grpc
+from violet.zones import is_zone
 
 MAX_TEXT = 8_000
 # A device's id of up to 128 characters, kept as JSON text (escapes make it longer).
@@ -100,7 +101,11 @@ class SessionService(session_pb2_grpc.SessionServicer):
                 signed_in_at=signed_in_at,
                 agent=request.agent,
             )
-        opened = await self._opened(person, context, signed_in_at, hello, request.device)
+        if request.time_zone and not is_zone(request.time_zone):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "not a time zone's name")
+        opened = await self._opened(
+            person, context, signed_in_at, hello, request.device, request.time_zone
+        )
         # A device opens the conversation as the person opens the app: their memory gets
         # ready while they read and type.
         self._memory.prepare(identity)
@@ -257,6 +262,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
         signed_in_at: datetime | None = None,
         then: Callable[[Connection], object] | None = None,
         device: str = "",
+        zone: str = "",
     ) -> Opened:
         """The person's one conversation, once they may be served (else the call ends): their
         standing (and the asking device's), the conversation (made on first contact) and `then`
@@ -265,7 +271,7 @@ class SessionService(session_pb2_grpc.SessionServicer):
             self._standing.check_on, person=person, signed_in_at=signed_in_at, device=device
         )
         try:
-            return await self._conversations.opened(person, check, then)
+            return await self._conversations.opened(person, check, then, zone)
         except Removed as removed:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal(removed))
             raise

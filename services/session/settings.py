@@ -2,6 +2,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from session.window import MAX_WINDOW, MIN_WINDOW
 from violet.settings import MIN_SECRET_CHARS, CommonSettings
+from violet.zones import is_zone
 
 
 class SessionSettings(CommonSettings):
@@ -44,6 +45,10 @@ class SessionSettings(CommonSettings):
         "people owed the most go.",
     )
     replica: str = Field(default="", description="This replica's name; default host and pid.")
+    timezone: str = Field(
+        default="UTC",
+        description="The time zone of a person whose device never said theirs (an IANA name).",
+    )
     operator_secret: str = Field(
         default="",
         repr=False,
@@ -96,6 +101,13 @@ class SessionSettings(CommonSettings):
         timeout = info.data.get("recall_timeout_s")
         if timeout is not None and value < timeout:
             raise ValueError(f"must be at least VIOLET_RECALL_TIMEOUT_S ({timeout} s)")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def timezone_known(cls, value: str) -> str:
+        if not is_zone(value):
+            raise ValueError(f"{value!r} is not a time zone's IANA name, like Europe/Lisbon")
         return value
 
     @field_validator("operator_secret")

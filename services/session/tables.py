@@ -42,6 +42,9 @@ conversations = Table(
     Column("lock_until", UtcDateTime(), nullable=True),
     # Every device signed out at once (`session.devices`): a token issued before is refused.
     Column("signed_out_before", UtcDateTime(), nullable=True),
+    # The person's IANA time zone, as their device last said it (hello's `tz`); None: the
+    # default (`VIOLET_TIMEZONE`).
+    Column("time_zone", String(64), nullable=True),
 )
 
 model_conversations = Table(

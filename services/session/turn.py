@@ -21,6 +21,7 @@ from session.transcript import Message
 from session.turn_context import TurnContext, person_language
 from session.updates import Update
 from session.window import Window
+from violet.clock import Clock, utc_now
 from violet.fallbacks import fallback
 from violet.identity import Identity
 from violet.language import phrase
@@ -36,6 +37,7 @@ from violet.models import (
 )
 from violet.models.credentials import CallsHeld
 from violet.models.tools import MAIN_TOOLS
+from violet.zones import UTC_NAME, local_moment, spoken
 
 APOLOGY = {
     "en": "Sorry, I couldn't think that through just now. Could you say it again in a moment?",
@@ -85,11 +87,16 @@ class MainSession:
         window: Window,
         activity: Activity | None = None,
         accounts: Accounts | None = None,
+        zone: str = UTC_NAME,
+        clock: Clock = utc_now,
     ) -> None:
         """`activity`: where to show that Violet is thinking; None where no device follows
         (the benchmarks). `accounts`: what to tell the person about their account once; None
-        where no account is kept (the benchmarks and unit tests)."""
+        where no account is kept (the benchmarks and unit tests). `zone`: the time zone of a
+        person whose device never said theirs (`VIOLET_TIMEZONE`)."""
         self._model = model
+        self._zone = zone
+        self._clock = clock
         self._accounts = accounts
         self._pins = pins
         self._memory = memory
@@ -130,6 +137,7 @@ class MainSession:
         recollection, checked = await self._recall(identity, query)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
+        now = spoken(local_moment(self._clock(), context.zone, self._zone))
 
         def prompt(seen: list[Message]) -> tuple[list[TextBlock], list[ModelMessage]]:
             return main_prompt(
@@ -140,6 +148,7 @@ class MainSession:
                 remembered=recollection.remembered,
                 told=recollection.told,
                 memory_checked=checked,
+                now=now,
             )
 
         span = trace.get_current_span()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy.engine import Connection
 
-from session.conversations import Conversation
+from session.conversations import Conversation, zone_on
 from session.model_conversations import ModelConversation, current_on
 from session.pins import Pin, open_on
 from session.store import ConversationStore
@@ -25,6 +25,7 @@ class TurnContext:
     live: list[Message]  # what the model conversation holds, oldest first
     summary: str  # everything before `live`
     pins: list[Pin]  # the open pins as the turn began
+    zone: str = ""  # the person's time zone as their device said it; "": the default
 
     def after(self, stored: Message) -> TurnContext:
         """The context once the turn's own message is stored, for the fold that follows it.
@@ -47,11 +48,14 @@ class TurnReads:
     live: list[Message]
     summary: str
     pins: list[Pin]
+    zone: str
 
     def context(
         self, conversation: Conversation, identity: Identity, model: ModelConversation
     ) -> TurnContext:
-        return TurnContext(conversation, identity, model, self.live, self.summary, self.pins)
+        return TurnContext(
+            conversation, identity, model, self.live, self.summary, self.pins, self.zone
+        )
 
 
 def turn_reads_on(connection: Connection, conversation_id: str) -> TurnReads:
@@ -59,7 +63,8 @@ def turn_reads_on(connection: Connection, conversation_id: str) -> TurnReads:
     carried = current.carry_from_seq if current is not None else 1
     live = since_on(connection, conversation_id, carried - 1, LIVE_LIMIT)
     summary = summary_on(connection, conversation_id)
-    return TurnReads(current, live, summary, open_on(connection, conversation_id))
+    pins, zone = open_on(connection, conversation_id), zone_on(connection, conversation_id)
+    return TurnReads(current, live, summary, pins, zone)
 
 
 async def load_turn_context(

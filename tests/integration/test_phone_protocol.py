@@ -14,6 +14,7 @@ import websockets
 
 from tests.support.device import Device
 from tests.support.stack import Stack, running_stack
+from violet.models.tools import NOW_HEADING
 
 INTERNAL_WORDS = re.compile(
     r"\b(route|router|candidate|card|work session|tool|fold|summary|pinned|m_[0-9a-f]{16})\b",
@@ -305,3 +306,35 @@ async def test_the_memory_page_lists_what_violet_told_apart(stack: Stack) -> Non
     for told in page["told"]:
         assert set(told) == {"item", "text", "source", "at"}
     await device.close()
+
+
+async def test_a_hello_names_the_time_zone_the_model_is_told_the_persons_time_in(
+    stack: Stack,
+) -> None:
+    name = person()
+    device = await Device.connect(stack.live_url)
+    await device.send({"type": "hello", "token": stack.token(name), "since": 0, "tz": "CET+1"})
+    refused = await device.next()
+    assert refused["type"] == "error" and refused["code"] == "bad_frame"
+    assert "time zone" in refused["text"]
+    # Nothing was kept; the device may say hello again, on the same socket.
+    assert stack.rows("session", "SELECT 1 FROM conversations WHERE person = :p", p=name) == []
+    await device.send(
+        {"type": "hello", "token": stack.token(name), "since": 0, "tz": "Pacific/Auckland"}
+    )
+    assert (await device.next())["type"] == "welcome"
+    assert (await device.ask("Hello there"))["from"] == "violet"
+    kept = stack.rows("session", "SELECT time_zone FROM conversations WHERE person = :p", p=name)
+    assert [tuple(row) for row in kept] == [("Pacific/Auckland",)]
+    if stack.model_api is not None:
+        who = stack.pseudonym(name)
+        told = [
+            block["text"]
+            for request in stack.model_api.requests()
+            if (request["body"].get("metadata") or {}).get("user_id") == who
+            for message in request["body"]["messages"][-1:]
+            for block in message["content"]
+            if isinstance(block, dict) and block.get("text", "").startswith(NOW_HEADING)
+        ]
+        assert told and all(text.endswith("(Pacific/Auckland)") for text in told)
+    assert_frames_leak_nothing(device.seen)

@@ -1291,6 +1291,8 @@ def answers_person(body: dict) -> bool:
     if not opens_turn(body):
         return False
     content = body["messages"][-1]["content"]
+    if not isinstance(content, str):  # the notes after the person's words are not theirs
+        content = [b for b in content if not violet_tools.is_memory_note(b)]
     first = content if isinstance(content, str) else block_text(content[:1])
     return not first.startswith(violet_tools.UPDATE_PREFIX)
 

@@ -10,7 +10,13 @@ from session.pins import Pin
 from session.transcript import Message
 from violet.models import OfflineModelClient, UsageLedger
 from violet.models.cache import EPHEMERAL, MAX_BREAKPOINTS
-from violet.models.tools import MAIN_TOOLS, MEMORY_HEADING, PINNED_HEADING, UPDATE_PREFIX
+from violet.models.tools import (
+    MAIN_TOOLS,
+    MEMORY_HEADING,
+    NOW_HEADING,
+    PINNED_HEADING,
+    UPDATE_PREFIX,
+)
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -127,3 +133,25 @@ async def test_the_offline_model_reads_the_memory_note_at_the_end_and_not_as_the
         tier="main", system=system, messages=messages, tools=MAIN_TOOLS, person="ana"
     )
     assert "My dog is called Rex" in reply.text
+
+
+NOW = "Sunday 6 December 2026, 14:05 (Europe/Lisbon)"
+
+
+def test_the_persons_time_now_comes_after_the_last_breakpoint_and_changes_no_cached_part():
+    earlier_system, earlier = main_prompt("", [pin(1)], exchange(3)[:-1], now=NOW)
+    later_system, later = main_prompt(
+        "", [pin(1)], exchange(3)[:-1], now="Sunday 6 December 2026, 14:06 (Europe/Lisbon)"
+    )
+    newest = earlier[-1]["content"]
+    assert newest[-1] == {"type": "text", "text": f"{NOW_HEADING}\n{NOW}"}
+    assert newest[-2]["cache_control"] == EPHEMERAL  # the person's words end the cached part
+    assert blocks(earlier_system, earlier)[:-1] == blocks(later_system, later)[:-1]
+
+
+async def test_the_offline_model_takes_the_time_note_for_no_words_of_the_person():
+    system, messages = main_prompt("", [], [you(1, "what is my dog called?")], now=NOW)
+    reply = await OfflineModelClient(ledger=UsageLedger()).reply(
+        tier="main", system=system, messages=messages, tools=MAIN_TOOLS, person="ana"
+    )
+    assert "Lisbon" not in reply.text and "December" not in reply.text

@@ -23,6 +23,24 @@ def test_since_must_be_a_whole_number(since: object) -> None:
     assert error.value.code == "bad_frame"
 
 
+@pytest.mark.parametrize(
+    "zone", ["Europe/Lisbon", "America/Los_Angeles", "Pacific/Auckland", "UTC"]
+)
+def test_a_hello_may_name_the_devices_time_zone(zone: str) -> None:
+    hello = frames.parse(json.dumps({"type": "hello", "token": "t", "since": 0, "tz": zone}))
+    assert hello == Hello("t", 0, zone)
+
+
+@pytest.mark.parametrize(
+    "zone",
+    ["", "Mars/Olympus", "+01:00", "GMT+1", "europe/lisbon", "../etc/passwd", 1, None, ["UTC"]],
+)
+def test_a_hello_naming_no_time_zone_is_a_bad_frame(zone: object) -> None:
+    with pytest.raises(FrameError) as error:
+        frames.parse(json.dumps({"type": "hello", "token": "t", "tz": zone}))
+    assert error.value.code == "bad_frame"
+
+
 def test_a_hello_without_token_is_unauthorized() -> None:
     with pytest.raises(FrameError) as error:
         frames.parse('{"type":"hello"}')

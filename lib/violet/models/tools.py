@@ -68,6 +68,7 @@ TOLD_HEADING = "## What you told this person before (your own words, not facts a
 # A work session's requests that no longer fit its window, with what each came to.
 EARLIER_WORK_HEADING = "## Earlier in this work"
 UPDATE_PREFIX = "[update] "
+NOW_HEADING = "## The person's date and time now"
 # Marks the question another of the person's tasks asks a work session (see above).
 OTHER_WORK_QUESTION = "[question from another task of the same person] "
 
@@ -258,8 +259,16 @@ def memory_unchecked(text: str) -> bool:
     return MEMORY_UNCHECKED in section(text, MEMORY_HEADING)
 
 
+def now_note(spoken: str) -> str:
+    """The note telling the main model the person's local date and time (`violet.zones`)."""
+    return headed(NOW_HEADING, [spoken])
+
+
 def is_memory_note(block: ContentBlock) -> bool:
-    return block["type"] == "text" and block["text"].startswith((MEMORY_HEADING, TOLD_HEADING))
+    """Whether a block is one of the notes after the person's words (what is remembered, what
+    was told, the time now), not words of theirs."""
+    headings = (MEMORY_HEADING, TOLD_HEADING, NOW_HEADING)
+    return block["type"] == "text" and block["text"].startswith(headings)
 
 
 def promise_line(promise_id: str, text: str) -> str:

@@ -50,6 +50,13 @@ const state = {
   tell: { key: "", on: false, previews: false, asked: "", refreshed: false },
 };
 
+// The browser's time zone (an IANA name), so "tomorrow at 5" is the person's; left out when the
+// browser does not know it.
+function browserZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone ? { tz: zone } : {};
+}
+
 function liveUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/v1/live`;
@@ -283,7 +290,7 @@ function connect() {
   const socket = new WebSocket(liveUrl());
   state.socket = socket;
   socket.addEventListener("open", () => {
-    socket.send(JSON.stringify({ type: "hello", token, since: state.lastSeq }));
+    socket.send(JSON.stringify({ type: "hello", token, since: state.lastSeq, ...browserZone() }));
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", () => {
