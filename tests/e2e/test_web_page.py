@@ -226,8 +226,15 @@ def test_a_person_opens_saves_deletes_and_brings_back_a_document_in_the_browser(
             "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
         )
         css(browser, "#document-download")[0].click()
-        [saved] = wait_for(browser, lambda: list(downloads.glob("*.md")))
+        # The file is there before all of it is written: wait for its words.
+        saved = wait_for(
+            browser,
+            lambda: next(
+                (path for path in downloads.glob("*.md") if "9:40" in path.read_text()), None
+            ),
+        )
         assert saved.name.startswith("note-") and "leaves at 9:40" in saved.read_text()
+        assert len(list(downloads.glob("*.md"))) == 1
 
         css(browser, "#document-delete")[0].click()
         wait_for(browser, lambda: not css(browser, "#document-view")[0].is_displayed())
