@@ -1,12 +1,14 @@
 """What reaches the person is checked in code: Violet's own text never carries how she works.
 
 A model may write what its context showed it: the ids the stack issues (promise and approval
-ids in Open items, the API's tool-call ids), a tool's name, or an internal word (CONTRACTS
-section 4: route, router, candidate, card, work session, tool, fold, summary, pinned). Before an
-answer is stored, ids are removed, tool names become the plain words for what they do, and each
-internal word becomes an everyday one ("card" reads "note", "summary" reads "recap"). The words
-are replaced wherever they stand, also in their everyday sense: the contract allows none of them
-on a device, and a plain synonym keeps a sentence readable where dropping it would not.
+ids in Open items, the API's tool-call ids), a tool's name, a model's name, or the name of one of
+Violet's inner workings (CONTRACTS section 4: "work session", "topic card"). Before an answer is
+stored, ids and model names are removed, tool names become the plain words for what they do, and
+the names of inner workings become everyday ones ("work session" reads "background task").
+
+Everyday words are the person's and Violet's: "fold in the egg whites", "my credit card", "the
+bus route", "a summary of the article" pass as they are. Keeping the model from speaking of its
+workings in such words ("the router", "the fold") is the instructions' part, not this code's.
 """
 
 from __future__ import annotations
@@ -41,26 +43,16 @@ TOOL_WORDS = {
     t.ASK_WORK_SESSION: "my other work",
 }
 TOOL_NAME = re.compile(r"`?\b(" + "|".join(map(re.escape, TOOL_WORDS)) + r")\b`?", re.IGNORECASE)
-# Each internal word (singular and plural) and the everyday words that take its place.
+# A model's id as the API names it (`claude-opus-5-5`, `claude-haiku-5-5-20261001`).
+MODEL_NAME = re.compile(r"`?\bclaude-[a-z0-9]+(?:[-.][a-z0-9]+)*\b`?", re.IGNORECASE)
+# The names of Violet's inner workings (singular and plural), never everyday words, and the
+# everyday words that take their place.
 EVERYDAY = {
     "work session": ("background task", "background tasks"),
-    "router": ("internet box", "internet boxes"),
-    "route": ("way", "ways"),
-    "candidate": ("choice", "choices"),
-    "card": ("note", "notes"),
-    "tool": ("helper", "helpers"),
-    "fold": ("tuck", "tucks"),
-    "summary": ("recap", "recaps"),
-    "pinned": ("saved", "saved"),
+    "topic card": ("note", "notes"),
 }
-_PLURALS = {"summary": "summaries"}
 INTERNAL_WORD = re.compile(
-    r"\b("
-    + "|".join(
-        rf"{re.escape(word)}|{re.escape(_PLURALS.get(word, word + 's'))}" for word in EVERYDAY
-    )
-    + r")\b",
-    re.IGNORECASE,
+    r"\b(" + "|".join(rf"{re.escape(word)}s?" for word in EVERYDAY) + r")\b", re.IGNORECASE
 )
 _EMPTY_BRACKETS = re.compile(r"\s*[(\[]\s*[)\]]")
 _SPACES = re.compile(r"[ \t]{2,}")
@@ -70,7 +62,7 @@ _SPACE_BEFORE_MARK = re.compile(r"[ \t]+([.,;:!?])")
 @dataclass(frozen=True)
 class Mended:
     text: str
-    changes: Counter[str]  # by kind: "id", "tool name", "internal word"
+    changes: Counter[str]  # by kind: "id", "tool name", "model name", "internal word"
 
 
 def in_plain_words(text: str) -> Mended:
@@ -78,6 +70,7 @@ def in_plain_words(text: str) -> Mended:
     changes: Counter[str] = Counter()
     text = _replace(ISSUED_ID, text, lambda _: "", changes, "id")
     text = _replace(TOOL_NAME, text, lambda m: TOOL_WORDS[m.group(1).lower()], changes, "tool name")
+    text = _replace(MODEL_NAME, text, lambda _: "", changes, "model name")
     text = _replace(INTERNAL_WORD, text, _everyday, changes, "internal word")
     if changes:
         text = _tidy(text)
@@ -101,12 +94,9 @@ def _replace(
 
 def _everyday(match: re.Match[str]) -> str:
     said = match.group(1)
-    lower = said.lower()
-    singular = next(
-        (word for word in EVERYDAY if lower in (word, _PLURALS.get(word, word + "s"))), lower
-    )
-    one, many = EVERYDAY[singular]
-    return _cased(one if lower == singular else many, like=said)
+    lower = " ".join(said.lower().split())
+    one, many = EVERYDAY[lower.removesuffix("s")]
+    return _cased(one if lower in EVERYDAY else many, like=said)
 
 
 def _cased(words: str, like: str) -> str:

@@ -158,11 +158,15 @@ async def test_what_the_model_writes_of_its_inner_workings_never_reaches_the_pho
 ) -> None:
     api = world.stack.model_api
     assert api is not None
-    leaky = "I gave it to a work session with start_work (p_1a2b3c4d); the router has a summary."
+    leaky = (
+        "I gave it to a work session with start_work (p_1a2b3c4d) on claude-opus-5-5; fold in "
+        "the egg whites, pay by credit card, and here is a summary of the bus route."
+    )
     api.push({"text": leaky})
     answer = await phone.ask("hello there")
     assert answer["text"] == (
-        "I gave it to a background task with my background work; the internet box has a recap."
+        "I gave it to a background task with my background work on; fold in the egg whites, "
+        "pay by credit card, and here is a summary of the bus route."
     )
 
 

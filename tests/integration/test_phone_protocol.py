@@ -14,10 +14,13 @@ import websockets
 
 from tests.support.device import Device
 from tests.support.stack import Stack, running_stack
-from violet.models.tools import NOW_HEADING
+from violet.models.tools import MAIN_TOOLS, NOW_HEADING, WORK_TOOLS
 
+# The internal names no frame of Violet's may carry (CONTRACTS section 4): tool names, model
+# names, the names of her inner workings, and issued ids. Everyday words may pass.
 INTERNAL_WORDS = re.compile(
-    r"\b(route|router|candidate|card|work session|tool|fold|summary|pinned|m_[0-9a-f]{16})\b",
+    r"\b(" + "|".join(tool.name for tool in (*MAIN_TOOLS, *WORK_TOOLS)) + r"|claude-[a-z0-9.-]+"
+    r"|work sessions?|topic cards?|(?:c|m|t|ap)_[0-9a-f]{16}|(?:p|a|w)_[0-9a-f]{8})\b",
     re.IGNORECASE,
 )
 ALLOWED_KEYS = {

@@ -33,8 +33,8 @@ MAX_TOKEN_LIFETIME_S = 24 * 3600
 # What no notification may show: Violet's inner words, and ids (of conversations, rows, work,
 # traces): long runs of hex or of letters and digits mixed, and underscore-prefixed ids.
 INTERNAL = re.compile(
-    r"\b(route|router|candidate|card|work session|tool|fold|summary|pinned|webpush|endpoint|"
-    r"vapid|subscription)\b|\b[0-9a-f]{12,}\b|\b[a-z]{1,3}_[0-9a-zA-Z]{6,}\b|"
+    r"\b(work sessions?|topic cards?|claude-[a-z0-9.-]+|webpush|endpoint|vapid|subscription)\b"
+    r"|\b[0-9a-f]{12,}\b|\b[a-z]{1,3}_[0-9a-zA-Z]{6,}\b|"
     r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{16,}\b",
     re.IGNORECASE,
 )

@@ -1,5 +1,6 @@
-"""Violet's own text is checked in code before it is stored: no id the stack issues, no tool
-name and no internal word of CONTRACTS section 4 reaches the person, whatever the model wrote."""
+"""Violet's own text is checked in code before it is stored: no id the stack issues, no tool or
+model name and no name of her inner workings (CONTRACTS section 4) reaches the person, whatever
+the model wrote; everyday words pass as they are."""
 
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ from violet.models import tools as t
         ("I used start_work for that.", "I used my background work for that."),
         ("Calling `send_email` now.", "Calling the email now."),
         ("I ran run_python and fetch_page.", "I ran a calculation and the page."),
-        # internal words, singular and plural, in any case
+        # model names
+        ("I am claude-opus-5-5 today.", "I am today."),
+        ("Asked `claude-haiku-5-5-20261001` first.", "Asked first."),
+        # the names of inner workings, singular and plural, in any case
         ("A work session is on it.", "A background task is on it."),
         ("Two work sessions are running.", "Two background tasks are running."),
-        ("Here is a summary.", "Here is a recap."),
-        ("Summaries of both Cards.", "Recaps of both Notes."),
-        ("The router picked a candidate route.", "The internet box picked a choice way."),
-        ("Your pinned items and tools.", "Your saved items and helpers."),
-        ("I will fold it in.", "I will tuck it in."),
+        ("Work Sessions ended.", "Background tasks ended."),
+        ("The topic card says so.", "The note says so."),
+        ("Both topic cards agree.", "Both notes agree."),
     ],
 )
 def test_each_kind_of_internal_text_is_mended(written: str, plain: str) -> None:
@@ -50,12 +52,24 @@ def test_every_tool_name_is_replaced() -> None:
         assert tool.name not in mended.text and mended.changes == {"tool name": 1}
 
 
-def test_plain_words_are_left_as_they_are() -> None:
-    text = "Your cardigan is in the folder by the tooltip, with 3 cardboard boxes (and p_12)."
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your cardigan is in the folder by the tooltip, with 3 cardboard boxes (and p_12).",
+        "Fold in the egg whites, then the flour.",
+        "I paid with my credit card.",
+        "The bus route changes on Sunday.",
+        "Here is a summary of the article.",
+        "Restart the router in the hall; a tool box helps.",
+        "I pinned it to the board: a haiku by Claude Monet's gardener.",
+        "The candidate won the session.",
+    ],
+)
+def test_everyday_words_are_left_as_they_are(text: str) -> None:
     mended = in_plain_words(text)
     assert mended.text == text and not mended.changes
 
 
 def test_what_was_mended_is_counted_by_kind() -> None:
-    mended = in_plain_words("start_work made summary p_1a2b3c4d and p_5e6f7a8b.")
-    assert mended.changes == {"id": 2, "tool name": 1, "internal word": 1}
+    mended = in_plain_words("start_work made a work session p_1a2b3c4d, p_5e6f7a8b on claude-x-1.")
+    assert mended.changes == {"id": 2, "tool name": 1, "model name": 1, "internal word": 1}
