@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager, suppress
@@ -60,6 +62,8 @@ T = TypeVar("T")
 Parameters = dict[str, Any] | Sequence[dict[str, Any]] | None
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Times a new file's switch to WAL is asked for while another connection switches it.
+WAL_TRIES = 20
 # How long a session waits for a connection of the pool (SQLAlchemy's pool waits as long).
 POOL_TIMEOUT_S = 30.0
 # The advisory lock key that serialises migrations (any fixed number; "violet" in ASCII).
@@ -464,10 +468,24 @@ async def across_people(
 def _tune_sqlite(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     # WAL lets readers work beside the one writer; replicas in other processes wait, not fail.
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    into_wal(cursor)
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def into_wal(cursor: Any, tries: int = WAL_TRIES, pause_s: float = 0.05) -> None:
+    """Puts the file in WAL mode. Two replicas opening a new file at once both ask; the switch
+    needs the file alone, and SQLite may answer the second "database is locked" at once rather
+    than wait for it: asked again, a little later each time, until it takes."""
+    for attempt in range(1, tries + 1):
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == tries:
+                raise
+            time.sleep(pause_s * attempt)
 
 
 def conflict_insert(table: Table, *, postgres: bool) -> SqliteInsert | PostgresInsert:
