@@ -13,12 +13,12 @@ from datetime import date
 from typing import TypeVar
 
 import grpc
-from pydantic import Field
 
 from violet.accounts_client import usage_row_of
+from violet.channels import channel_to
 from violet.clock import utc_now
 from violet.identity import issue_operator_token
-from violet.settings import CommonSettings, load_settings
+from violet.settings import OperatorSettings, load_settings
 from violet.tls import transport_of
 from violet.v1 import accounts_pb2, accounts_pb2_grpc
 from violet_cli.tokens import NoLocalStack, stack_operator_secret
@@ -27,25 +27,14 @@ T = TypeVar("T")
 TIMEOUT_S = 60.0  # setting a key waits for the one call that checks it
 
 
-class OperatorSettings(CommonSettings):
-    operator_secret: str = Field(
-        default="", repr=False, description="What operator tokens are signed with."
-    )
-
-
 def _call(make: Callable[[accounts_pb2_grpc.OperatorAsyncStub, tuple], Awaitable[T]]) -> T:
     settings = load_settings(OperatorSettings)
     operator_secret = settings.operator_secret or stack_operator_secret(settings.home)
     metadata = (("authorization", f"Bearer {issue_operator_token(operator_secret)}"),)
-
     credentials = transport_of(settings, "operator").channel_credentials()
 
     async def run() -> T:
-        if credentials is None:
-            opened = grpc.aio.insecure_channel(settings.session_addr)
-        else:
-            opened = grpc.aio.secure_channel(settings.session_addr, credentials)
-        async with opened as channel:
+        async with channel_to(settings.session_addr, credentials) as channel:
             return await make(accounts_pb2_grpc.OperatorStub(channel), metadata)
 
     return asyncio.run(run())

@@ -90,13 +90,16 @@ def open_channel(
     interceptors: list[Any] = [_Patient(timeout_s), *client_interceptors()]
     if addressed_to is not None:
         interceptors += [_AddressedUnary(*addressed_to), _AddressedStream(*addressed_to)]
+    return channel_to(address, credentials, options=CHANNEL_OPTIONS, interceptors=interceptors)
+
+
+def channel_to(
+    address: str, credentials: grpc.ChannelCredentials | None, **options: Any
+) -> grpc.aio.Channel:
+    """A channel over TLS with `credentials` (`violet.tls`), else in plain text."""
     if credentials is None:
-        return grpc.aio.insecure_channel(
-            address, options=CHANNEL_OPTIONS, interceptors=interceptors
-        )
-    return grpc.aio.secure_channel(
-        address, credentials, options=CHANNEL_OPTIONS, interceptors=interceptors
-    )
+        return grpc.aio.insecure_channel(address, **options)
+    return grpc.aio.secure_channel(address, credentials, **options)
 
 
 Stub = TypeVar("Stub")

@@ -225,20 +225,27 @@ def verify_internal_token(token: str, secret: str) -> Identity:
     return _verify(token, _internal_key(secret), audience=INTERNAL_AUDIENCE)
 
 
+def _bearer(key: str, value: str | bytes) -> str | None:
+    """The token of a metadata pair that is a bearer token; None for any other pair."""
+    if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
+        return value.removeprefix("Bearer ")
+    return None
+
+
 async def authenticate(context: grpc.aio.ServicerContext, secret: str) -> Identity:
     """The person an internal call is for, from its internal bearer token; aborts the call
     otherwise (a device token included). The rest of the call acts for that person (each call
     runs in its own task, so the person ends with it)."""
     for key, value in context.invocation_metadata() or ():
-        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
-            try:
-                identity = verify_internal_token(value.removeprefix("Bearer "), secret)
-                _person.set(identity.person)
-                return identity
-            except Unauthorized as error:
-                await context.abort(
-                    grpc.StatusCode.UNAUTHENTICATED, f"not an internal token: {error}"
-                )
+        token = _bearer(key, value)
+        if token is None:
+            continue
+        try:
+            identity = verify_internal_token(token, secret)
+            _person.set(identity.person)
+            return identity
+        except Unauthorized as error:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"not an internal token: {error}")
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the call carries no bearer token")
     raise AssertionError("abort returns only by raising")
 
@@ -248,16 +255,16 @@ async def authenticate_operator(context: grpc.aio.ServicerContext, operator_secr
     person's token of either kind, or one made from the stack's secret, is refused). The call
     then acts for nobody until it names a person itself."""
     for key, value in context.invocation_metadata() or ():
-        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
-            try:
-                _verify(
-                    value.removeprefix("Bearer "), _operator_key(operator_secret), OPERATOR_AUDIENCE
-                )
-                return
-            except Unauthorized as error:
-                await context.abort(
-                    grpc.StatusCode.PERMISSION_DENIED, f"not an operator token: {error}"
-                )
+        token = _bearer(key, value)
+        if token is None:
+            continue
+        try:
+            _verify(token, _operator_key(operator_secret), OPERATOR_AUDIENCE)
+            return
+        except Unauthorized as error:
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED, f"not an operator token: {error}"
+            )
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the call carries no bearer token")
 
 
@@ -279,15 +286,15 @@ def addressed(metadata: Sequence[tuple[str, str | bytes]], service: str, secret:
     refuse or take."""
     found: list = []
     for key, value in metadata:
-        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
-            try:
-                person = verify_internal_token(value.removeprefix("Bearer "), secret).person
-            except Unauthorized:
-                found.append((key, value))
-                continue
-            found.extend(service_identity(person, secret, service).metadata())
-        else:
+        token = _bearer(key, value)
+        try:
+            person = verify_internal_token(token, secret).person if token else None
+        except Unauthorized:
+            person = None
+        if person is None:
             found.append((key, value))
+        else:
+            found.extend(service_identity(person, secret, service).metadata())
     return found
 
 
@@ -296,15 +303,14 @@ def addressed_to(metadata: Sequence[tuple[str, str | bytes]] | None, service: st
     audiences. The signature is not checked here: `authenticate` checks it, on the same token,
     before anything is done for the call."""
     for key, value in metadata or ():
-        if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
-            try:
-                claims = jwt.decode(
-                    value.removeprefix("Bearer "), options={"verify_signature": False}
-                )
-            except jwt.PyJWTError:
-                continue  # not a token at all: `authenticate` refuses it
-            audience = claims.get("aud")
-            audiences = audience if isinstance(audience, list) else [audience]
-            if INTERNAL_AUDIENCE in audiences and service_audience(service) not in audiences:
-                return False
+        token = _bearer(key, value)
+        if token is None:
+            continue
+        try:
+            audience = jwt.decode(token, options={"verify_signature": False}).get("aud")
+        except jwt.PyJWTError:
+            continue  # not a token at all: `authenticate` refuses it
+        audiences = audience if isinstance(audience, list) else [audience]
+        if INTERNAL_AUDIENCE in audiences and service_audience(service) not in audiences:
+            return False
     return True

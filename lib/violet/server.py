@@ -82,8 +82,8 @@ async def serve(
             server,
         )
         address = settings.bind_address(name)
-        listen(server, address, credentials)
-        probes = probe_server(health_servicer, settings.health_addr if credentials else "")
+        listen(server, name, address, credentials)
+        probes = probe_server(name, health_servicer, settings.health_addr if credentials else "")
         await server.start()
         if probes is not None:
             await probes.start()
@@ -147,19 +147,20 @@ def _refusing(
 
 
 def listen(
-    server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None
+    server: grpc.aio.Server, name: str, address: str, credentials: grpc.ServerCredentials | None
 ) -> None:
-    """Binds `address`, over TLS when there are credentials; exits plainly when it is taken."""
+    """Binds `address` for `name`, over TLS when there are credentials; exits plainly when the
+    address is taken."""
     if credentials is None:
         port = server.add_insecure_port(address)
     else:
         port = server.add_secure_port(address, credentials)
     if port == 0:
-        raise SystemExit(f"cannot listen on {address}: is another process using it?")
+        raise SystemExit(f"{name} cannot listen on {address}: is another process using it?")
 
 
 def probe_server(
-    health_servicer: health.aio.HealthServicer, address: str
+    name: str, health_servicer: health.aio.HealthServicer, address: str
 ) -> grpc.aio.Server | None:
     """The health service alone, in plain text at `address`: the kubelet's gRPC probes cannot
     speak TLS. It tells whether the service serves, and reaches nothing else."""
@@ -167,7 +168,7 @@ def probe_server(
         return None
     probes = grpc.aio.server(options=SERVER_OPTIONS)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
-    listen(probes, address, None)
+    listen(probes, f"{name}'s health", address, None)
     return probes
 
 

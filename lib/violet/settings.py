@@ -112,15 +112,37 @@ class CommonSettings(BaseSettings):
     @field_validator("secret")
     @classmethod
     def secret_long_enough(cls, value: str) -> str:
-        if value and len(value) < MIN_SECRET_CHARS:
-            raise ValueError(f"the secret needs at least {MIN_SECRET_CHARS} characters")
-        return value
+        return long_enough(value, "the secret")
 
     def address_of(self, service: str) -> str:
         return getattr(self, f"{service}_addr")
 
     def bind_address(self, service: str) -> str:
         return self.listen_addr or self.address_of(service)
+
+
+class OperatorSettings(CommonSettings):
+    """The settings of who checks or makes operator tokens: the session and the operator's
+    `violet` commands, never the gateway or the worker."""
+
+    operator_secret: str = Field(
+        default="",
+        repr=False,
+        description="What operator tokens are signed with (only the session and the operator "
+        "hold it); default one the session makes in home.",
+    )
+
+    @field_validator("operator_secret")
+    @classmethod
+    def operator_secret_long_enough(cls, value: str) -> str:
+        return long_enough(value, "the operator secret")
+
+
+def long_enough(secret: str, what: str) -> str:
+    """`secret` when empty (made in home) or long enough to sign tokens with."""
+    if secret and len(secret) < MIN_SECRET_CHARS:
+        raise ValueError(f"{what} needs at least {MIN_SECRET_CHARS} characters")
+    return secret
 
 
 class VectorSettings(CommonSettings):

@@ -33,14 +33,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from violet.identity import SERVICES
 from violet.settings import CommonSettings
 
 MODES = ("on", "loopback", "off")
 FILES = ("ca.crt", "tls.crt", "tls.key")
-GRPC_SERVICES = ("session", "router", "memory", "worker")
 # Who the local authority certifies: the four servers, the gateway (a caller only) and the
 # operator's CLI.
-LOCAL_NAMES = (*GRPC_SERVICES, "gateway", "operator")
+LOCAL_NAMES = (*SERVICES, "gateway", "operator")
 LOCAL_VALID_DAYS = 365
 RENEW_WITHIN_DAYS = 30
 
@@ -107,7 +107,7 @@ def transport_of(settings: CommonSettings, name: str) -> Transport:
     if settings.grpc_tls == "on":
         return Transport(Certificates.read(settings.tls_dir or settings.home / "tls" / name))
     if settings.grpc_tls == "loopback":
-        addresses = [settings.address_of(service) for service in GRPC_SERVICES]
+        addresses = [settings.address_of(service) for service in SERVICES]
         if settings.listen_addr:
             addresses.append(settings.listen_addr)
         beyond = [address for address in addresses if not is_loopback(address)]

@@ -44,14 +44,6 @@ _KEEP_ZONE = (
 )
 
 
-_ZONE = select(conversations.c.time_zone).where(conversations.c.id == bindparam("conversation"))
-
-
-def zone_on(connection: Connection, conversation_id: str) -> str:
-    """The person's time zone as their device last said it; "" if none ever did."""
-    return connection.scalar(_ZONE, {"conversation": conversation_id}) or ""
-
-
 class Conversations:
     def __init__(self, database: Database, clock: Clock = utc_now) -> None:
         self._database = database

@@ -1,11 +1,11 @@
 from pydantic import Field, ValidationInfo, field_validator
 
 from session.window import MAX_WINDOW, MIN_WINDOW
-from violet.settings import MIN_SECRET_CHARS, CommonSettings
+from violet.settings import OperatorSettings
 from violet.zones import is_zone
 
 
-class SessionSettings(CommonSettings):
+class SessionSettings(OperatorSettings):
     window: int = Field(default=30, description="Live messages the main model sees (20 to 50).")
     poll_s: float = Field(
         default=1.0, gt=0, description="Poll for new messages while notifications are out."
@@ -48,12 +48,6 @@ class SessionSettings(CommonSettings):
     timezone: str = Field(
         default="UTC",
         description="The time zone of a person whose device never said theirs (an IANA name).",
-    )
-    operator_secret: str = Field(
-        default="",
-        repr=False,
-        description="What operator tokens are signed with (only the session and the operator "
-        "hold it); default one made in home.",
     )
     budget_day_usd: float = Field(
         default=0.0, ge=0, description="Each person's daily limit on the operator's key; 0: none."
@@ -108,13 +102,6 @@ class SessionSettings(CommonSettings):
     def timezone_known(cls, value: str) -> str:
         if not is_zone(value):
             raise ValueError(f"{value!r} is not a time zone's IANA name, like Europe/Lisbon")
-        return value
-
-    @field_validator("operator_secret")
-    @classmethod
-    def operator_secret_long_enough(cls, value: str) -> str:
-        if value and len(value) < MIN_SECRET_CHARS:
-            raise ValueError(f"the operator secret needs at least {MIN_SECRET_CHARS} characters")
         return value
 
     @field_validator("window")

@@ -16,6 +16,18 @@ def summary_on(connection: Connection, conversation_id: str) -> str:
     return connection.scalar(_SUMMARY, {"conversation": conversation_id}) or ""
 
 
+_SUMMARY_AND_ZONE = select(conversations.c.summary, conversations.c.time_zone).where(
+    conversations.c.id == bindparam("conversation")
+)
+
+
+def summary_and_zone_on(connection: Connection, conversation_id: str) -> tuple[str, str]:
+    """The summary and the person's time zone ("" when no device said one), in one read: a
+    turn needs both."""
+    row = connection.execute(_SUMMARY_AND_ZONE, {"conversation": conversation_id}).first()
+    return (row.summary or "", row.time_zone or "") if row is not None else ("", "")
+
+
 class Summaries:
     def __init__(self, database: Database) -> None:
         self._database = database

@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy.engine import Connection
 
-from session.conversations import Conversation, zone_on
+from session.conversations import Conversation
 from session.model_conversations import ModelConversation, current_on
 from session.pins import Pin, open_on
 from session.store import ConversationStore
-from session.summaries import summary_on
+from session.summaries import summary_and_zone_on
 from session.transcript import LIVE_LIMIT, Message, since_on
 from violet.identity import Identity
 from violet.language import detect
@@ -62,9 +62,8 @@ def turn_reads_on(connection: Connection, conversation_id: str) -> TurnReads:
     current = current_on(connection, conversation_id)
     carried = current.carry_from_seq if current is not None else 1
     live = since_on(connection, conversation_id, carried - 1, LIVE_LIMIT)
-    summary = summary_on(connection, conversation_id)
-    pins, zone = open_on(connection, conversation_id), zone_on(connection, conversation_id)
-    return TurnReads(current, live, summary, pins, zone)
+    summary, zone = summary_and_zone_on(connection, conversation_id)
+    return TurnReads(current, live, summary, open_on(connection, conversation_id), zone)
 
 
 async def load_turn_context(

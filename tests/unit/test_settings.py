@@ -19,3 +19,31 @@ def test_a_window_outside_20_to_50_stops_the_service_with_a_clear_message(
     with pytest.raises(SettingsError):
         load_settings(SessionSettings)
     assert "VIOLET_WINDOW" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("zone", ["Europe/Lisbon", "Pacific/Auckland", "UTC"])
+def test_the_default_time_zone_is_an_iana_name(monkeypatch: pytest.MonkeyPatch, zone: str) -> None:
+    monkeypatch.setenv("VIOLET_TIMEZONE", zone)
+    assert load_settings(SessionSettings).timezone == zone
+
+
+@pytest.mark.parametrize("zone", ["CET+1", "Lisbon", "+01:00"])
+def test_any_other_default_time_zone_stops_the_session_saying_which_setting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], zone: str
+) -> None:
+    monkeypatch.setenv("VIOLET_TIMEZONE", zone)
+    with pytest.raises(SettingsError):
+        load_settings(SessionSettings)
+    said = capsys.readouterr().err
+    assert "VIOLET_TIMEZONE" in said and "IANA" in said
+
+
+def test_a_short_operator_secret_stops_the_session(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VIOLET_OPERATOR_SECRET", "too-short")
+    with pytest.raises(SettingsError):
+        load_settings(SessionSettings)
+    assert "the operator secret needs at least 32 characters" in capsys.readouterr().err
+    monkeypatch.setenv("VIOLET_OPERATOR_SECRET", "x" * 32)
+    assert load_settings(SessionSettings).operator_secret == "x" * 32

@@ -82,17 +82,10 @@ class CredentialCache:
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def of(self, person: str) -> Credential:
-        now = self._clock()
-        known = self._known.get(person)
-        if known and now - known[0] < self._ttl_s:
-            return known[1]
-        async with self._locks.setdefault(person, asyncio.Lock()):
-            known = self._known.get(person)
-            if known and self._clock() - known[0] < self._ttl_s:
-                return known[1]
-            credential = await self._fetch(person)
-            self._known[person] = (self._clock(), credential)
-            return credential
+        kept = self.known(person)
+        if kept is not None:
+            return kept[0]
+        return await self._read(person, unless_kept=True)
 
     @property
     def ttl_s(self) -> float:
@@ -100,7 +93,15 @@ class CredentialCache:
 
     async def fresh(self, person: str) -> Credential:
         """The person's credential read now, whatever is kept, and kept from now."""
+        return await self._read(person, unless_kept=False)
+
+    async def _read(self, person: str, unless_kept: bool) -> Credential:
+        """Reads the person's credential, one read at a time per person; with `unless_kept`,
+        one that a read finished meanwhile is taken instead."""
         async with self._locks.setdefault(person, asyncio.Lock()):
+            kept = self.known(person) if unless_kept else None
+            if kept is not None:
+                return kept[0]
             credential = await self._fetch(person)
             self._known[person] = (self._clock(), credential)
             return credential
