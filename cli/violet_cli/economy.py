@@ -100,7 +100,7 @@ async def talk(api_url: str, lines: Sequence[str], *, window: int = 30) -> Talke
             transcript, pins = store.transcript, store.pins
             memory, frame = cast(MemoryClient, RecentSentences()), Window(window)
             nobody = Peers({}, 5.0)  # no line hands work over, so no peer is ever called
-            actions = MainActions(pins, store.effects, nobody)
+            actions = MainActions(pins, store.effects, nobody, store.reminders)
             captures = CaptureSender(
                 OwedCaptures(db, "economy", 30.0), memory, "e" * 32, Bounds(1000, 1000)
             )

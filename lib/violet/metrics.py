@@ -83,3 +83,12 @@ NOTIFICATIONS = _meter.create_counter(
     description="Notifications to devices, by outcome (delivered, gone, retry, failed, seen, "
     "given_up)",
 )
+REMINDERS_FIRED = _meter.create_counter(
+    "violet.reminders.fired",
+    description="Reminders' occurrences fired, by kind (reminder told, or work started)",
+)
+REMINDER_DELAY_SECONDS = _meter.create_histogram(
+    "violet.reminders.delay",
+    unit="s",
+    description="From an occurrence's due time to its telling (or its work's start), by kind",
+)

@@ -10,12 +10,13 @@ import json
 import os
 import socket
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import grpc
 
 from session.accounts import AccountRules, Accounts
 from session.accounts_service import AccountsService, OperatorService
-from session.actions import MainActions
+from session.actions import MainActions, WorkStarter
 from session.activity import Activity
 from session.archive import Archive
 from session.capture.owed import Bounds, OwedCaptures
@@ -32,6 +33,7 @@ from session.notify.presence import Presence
 from session.notify.service import NotificationsService
 from session.notify.subscriptions import Subscriptions
 from session.person_service import YourDataService
+from session.reminders.firing import Firing
 from session.retention import Keeping, Retention
 from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
@@ -43,6 +45,7 @@ from session.turn_lock import turn_lock
 from session.window import Window
 from violet import database
 from violet.channels import peers_of
+from violet.clock import Clock, utc_now
 from violet.identity import resolve_operator_secret, resolve_secret
 from violet.keyring import resolve_keyring
 from violet.language import ENGLISH
@@ -78,7 +81,8 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     replica = replica_of(settings)
     # PostgreSQL: other replicas' appends wake this one's streams once LISTEN is made.
     feed = Feed(settings.poll_s, settings.idle_poll_s, notified=not database.is_postgres(url))
-    store = ConversationStore.open(db, notify=database.is_postgres(url))
+    clock = person_clock(settings)
+    store = ConversationStore.open(db, notify=database.is_postgres(url), person_clock=clock)
     secret = resolve_secret(settings.secret, settings.home)
     usage = UsageBatches(lambda person, rows: accounts.record_usage(person, rows))
     standing = Standing(db, secret)
@@ -96,10 +100,18 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
     memory = MemoryClient(
         peers, settings.recall_timeout_s, settings.recall_wait_s, model.known_credential
     )
-    actions = MainActions(store.pins, store.effects, peers)
+    actions = MainActions(store.pins, store.effects, peers, store.reminders)
     activity = Activity(store.transcript, feed)
     main = MainSession(
-        model, store.pins, memory, actions, window, activity, accounts, zone=settings.timezone
+        model,
+        store.pins,
+        memory,
+        actions,
+        window,
+        activity,
+        accounts,
+        zone=settings.timezone,
+        clock=clock,
     )
     lock = turn_lock(db, replica, settings.lock_lease_s)
     outbox = Outbox(db, settings.push_group_s)
@@ -117,6 +129,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         Replica(replica, secret, lock),
         backlog=settings.turn_backlog,
     )
+    firing = Firing(store.reminders, runner, store.pins, WorkStarter(peers), secret)
     presence = Presence(db)
     devices = Devices(db)
     service = SessionService(
@@ -173,6 +186,7 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
         asyncio.create_task(retention.daily_forever()),
         asyncio.create_task(usage.flush_forever()),
         asyncio.create_task(notifier.forever(settings.push_group_s)),
+        asyncio.create_task(firing.forever(settings.reminder_poll_s)),
     ]
     if database.is_postgres(url):
         listening = feed.listen_postgres(listener_conninfo(url, replica))
@@ -212,6 +226,15 @@ def account_rules(settings: SessionSettings) -> AccountRules:
         month_usd=settings.budget_month_usd,
         warn_share=settings.budget_warn_share,
     )
+
+
+def person_clock(settings: SessionSettings) -> Clock:
+    """The clock of what is said to and for the person: the machine's, unless a test moves it
+    ahead (`VIOLET_CLOCK_AHEAD_S`)."""
+    if not settings.clock_ahead_s:
+        return utc_now
+    ahead = timedelta(seconds=settings.clock_ahead_s)
+    return lambda: utc_now() + ahead
 
 
 def replica_of(settings: SessionSettings) -> str:

@@ -10,45 +10,65 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 
 import grpc
 
 from session.conversations import Conversation
 from session.effects import CallKeys, Effects
+from session.outcomes import Outcome
 from session.pins import Pin, Pins
+from session.reminders.actions import ReminderActions
+from session.reminders.store import Reminders
 from violet.channels import Peers
 from violet.database import Session
 from violet.faults import fault_point
 from violet.identity import Identity
-from violet.models import ContentBlock, JsonObject, ToolCall, ToolResultBlock
+from violet.models import ContentBlock, JsonObject, ToolCall
 from violet.models import tools as t
 from violet.v1 import router_pb2, router_pb2_grpc, worker_pb2, worker_pb2_grpc
+from violet.zones import UTC_NAME
+
+REMINDER_TOOLS = frozenset({t.SET_REMINDER, t.LIST_REMINDERS, t.CANCEL_REMINDER})
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    content: str
-    is_error: bool = False
+class WorkNotStarted(Exception):
+    """The router or the worker could not be reached."""
 
-    def block(self, call: ToolCall) -> ToolResultBlock:
-        block: ToolResultBlock = {
-            "type": "tool_result",
-            "tool_use_id": call.id,
-            "content": self.content,
-        }
-        if self.is_error:
-            block["is_error"] = True
-        return block
+
+class WorkStarter:
+    """Hands a request to background work: the router picks its topic, the worker starts it.
+    The key goes with it, so a request asked again with it starts nothing new."""
+
+    def __init__(self, peers: Peers) -> None:
+        self._peers = peers
+
+    async def start(self, identity: Identity, request: str, key: str) -> str:
+        """The topic the request went to."""
+        router = self._peers.stub("router", router_pb2_grpc.RouterStub)
+        worker = self._peers.stub("worker", worker_pb2_grpc.WorkerStub)
+        try:
+            decision = await router.Route(
+                router_pb2.RouteRequest(request=request), metadata=identity.metadata()
+            )
+            started = await worker.StartWork(
+                worker_pb2.StartWorkRequest(request=request, topic=decision.topic, key=key),
+                metadata=identity.metadata(),
+            )
+        except grpc.aio.AioRpcError as error:
+            log.warning("work could not be started", extra={"code": error.code().name})
+            raise WorkNotStarted(error.code().name) from error
+        return started.topic
 
 
 class MainActions:
-    def __init__(self, pins: Pins, effects: Effects, peers: Peers) -> None:
+    def __init__(self, pins: Pins, effects: Effects, peers: Peers, reminders: Reminders) -> None:
         self._pins = pins
         self._effects = effects
         self._peers = peers
+        self._work = WorkStarter(peers)
+        self._reminders = ReminderActions(reminders, effects)
 
     async def run_all(
         self,
@@ -56,9 +76,11 @@ class MainActions:
         identity: Identity,
         calls: Sequence[ToolCall],
         keys: CallKeys,
+        zone: str = UTC_NAME,
     ) -> list[ContentBlock]:
         """Runs one round of calls in order; a promise made beside a hand-off is tied to it. A
-        call an earlier run of the same turn already made gets its recorded result instead."""
+        call an earlier run of the same turn already made gets its recorded result instead.
+        `zone`: the person's time zone, for reminders."""
         results: list[ContentBlock] = []
         started: list[str] = []
         for call in calls:
@@ -67,7 +89,7 @@ class MainActions:
             if done is not None:
                 outcome, topic = Outcome(done.content), done.topic or ""
             else:
-                outcome, topic = await self._run(conversation, identity, call, key, started)
+                outcome, topic = await self._run(conversation, identity, call, key, started, zone)
             if topic:
                 started.append(topic)
             results.append(outcome.block(call))
@@ -80,7 +102,10 @@ class MainActions:
         call: ToolCall,
         key: str,
         started: list[str],
+        zone: str,
     ) -> tuple[Outcome, str]:
+        if call.name in REMINDER_TOOLS:
+            return await self._reminders.run(conversation, call, key, zone), ""
         if call.name == t.START_WORK:
             return await self._start_work(conversation, identity, call.input, key)
         if call.name == t.RECORD_PROMISE:
@@ -97,30 +122,18 @@ class MainActions:
         request = str(arguments.get("request", "")).strip()
         if not request:
             return Outcome("Say what the work is.", is_error=True), ""
-        router = self._peers.stub("router", router_pb2_grpc.RouterStub)
-        worker = self._peers.stub("worker", worker_pb2_grpc.WorkerStub)
         try:
-            decision = await router.Route(
-                router_pb2.RouteRequest(request=request), metadata=identity.metadata()
-            )
-            # The worker keeps the key with the request: asked again with it, it starts nothing.
-            started = await worker.StartWork(
-                worker_pb2.StartWorkRequest(
-                    request=request, topic=decision.topic, key=f"{conversation.id}/{key}"
-                ),
-                metadata=identity.metadata(),
-            )
-        except grpc.aio.AioRpcError as error:
-            log.warning("work could not be started", extra={"code": error.code().name})
+            topic = await self._work.start(identity, request, f"{conversation.id}/{key}")
+        except WorkNotStarted:
             return Outcome("The work could not be started just now.", is_error=True), ""
         fault_point("session.work_started")
         outcome = Outcome("Started; the result will come back as an update.")
 
         async def record(tx: Session, _: Pin) -> None:
-            await self._effects.record(tx, conversation.id, key, outcome.content, started.topic)
+            await self._effects.record(tx, conversation.id, key, outcome.content, topic)
 
-        await self._pins.add(conversation.id, "work", request, ref=started.topic, also=record)
-        return outcome, started.topic
+        await self._pins.add(conversation.id, "work", request, ref=topic, also=record)
+        return outcome, topic
 
     async def _record_promise(
         self, conversation: Conversation, arguments: JsonObject, started: list[str], key: str

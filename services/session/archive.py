@@ -30,6 +30,7 @@ from session.tables import (
     model_usage,
     person_keys,
     push_subscriptions,
+    reminders,
 )
 from violet.channels import Peers
 from violet.clock import Clock, utc_now
@@ -49,6 +50,7 @@ SECTIONS = (
     "documents",
     "work",
     "approvals",
+    "reminders",
     "devices",
     "notifications",
     "usage",
@@ -115,6 +117,7 @@ class Archive:
                     raise BrokenExport(f"{service} sent a record of section {sent.section!r}")
                 yield sent.section, json.loads(sent.json), sent.content
         sections = (
+            ("reminders", self._reminders),
             ("devices", self._devices),
             ("notifications", self._notifications),
             ("usage", self._usage),
@@ -142,6 +145,31 @@ class Archive:
             if len(rows) < PAGE:
                 return
             after = rows[-1].seq
+
+    async def _reminders(self, person: str) -> list[Record]:
+        """Every reminder the person set, open or not: its words, its times and its zone."""
+        async with self._db() as db:
+            rows = (
+                await db.execute(
+                    select(reminders)
+                    .join(conversations, conversations.c.id == reminders.c.conversation_id)
+                    .where(conversations.c.person == person)
+                    .order_by(reminders.c.created_at, reminders.c.id)
+                )
+            ).all()
+        return [
+            {
+                "text": row.text,
+                "work": row.work,
+                "starts": row.starts,
+                "zone": row.zone,
+                "repeat": row.repeat,
+                "next": when(row.next_at) if row.next_at else None,
+                "set_at": when(row.created_at),
+                "cancelled_at": when(row.cancelled_at) if row.cancelled_at else None,
+            }
+            for row in rows
+        ]
 
     async def _devices(self, person: str) -> list[Record]:
         async with self._db() as db:

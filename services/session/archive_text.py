@@ -12,8 +12,8 @@ Everything Violet keeps about you, as it was when you asked for it.
 
 - `your-data.md`: all of it, to read: your conversation with Violet, what she remembers about
   you, what she told you and where it came from, the documents she wrote, the work she did and
-  what you said yes or no to, the devices you signed in with, the browsers Violet sends
-  notifications to, and what your conversation cost.
+  what you said yes or no to, your reminders, the devices you signed in with, the browsers
+  Violet sends notifications to, and what your conversation cost.
 - `data.json`: the same, for another program to read.
 - `documents/`: the documents Violet wrote for you, as files (`documents/deleted/` holds the ones
   you deleted in the last 30 days).
@@ -26,6 +26,7 @@ HEADINGS = {
     "documents": "Documents Violet wrote for you",
     "work": "Work Violet did for you",
     "approvals": "What Violet asked you to approve",
+    "reminders": "Your reminders and work on a schedule",
     "devices": "Devices you signed in with",
     "notifications": "Browsers Violet sends notifications to",
     "usage": "What your conversation cost",
@@ -75,6 +76,13 @@ def _lines(section: str, record: Record) -> Iterator[str]:
         yield f"- {record['asked_at'][:10]}: {_inline(record['asked'])}\n  - {result}\n"
     elif section == "approvals":
         yield f"- {record['asked_at'][:10]}: {_inline(record['question'])}: {record['answer']}\n"
+    elif section == "reminders":
+        state = "cancelled" if record["cancelled_at"] else "open" if record["next"] else "done"
+        every = f", repeating {record['repeat']}" if record["repeat"] else ""
+        yield (
+            f"- {_inline(record['text'])}: from {record['starts']} ({record['zone']}{every}), "
+            f"{state}\n"
+        )
     elif section == "devices":
         yield (
             f"- {_inline(record['agent']) or 'A device'}: signed in {record['signed_in_at'][:10]}, "

@@ -46,6 +46,7 @@ from session.tables import (
     pseudonym_keys,
     push_outbox,
     push_subscriptions,
+    reminders,
     removals,
     updates,
 )
@@ -100,6 +101,7 @@ PERSON_TABLES = {
     "presence": "internal: which devices follow the conversation now; erased",
     "push_outbox": "internal: messages waiting to be notified; erased",
     "owed_captures": "internal: turns' captures owed to memory (copies of the messages); erased",
+    "reminders": "exported as `reminders`; erased",
 }
 
 
@@ -406,7 +408,8 @@ async def _erase_own(tx: Session, person: str, conversation_id: str | None) -> N
     """The session's rows of the person, in one transaction; usage leaves its sums behind."""
     await _keep_usage_sums(tx, person)
     if conversation_id is not None:
-        for child in (effects, updates, owed_captures, messages, pins, model_conversations):
+        children = (effects, updates, reminders, owed_captures, messages, pins, model_conversations)
+        for child in children:
             await tx.execute(delete(child).where(child.c.conversation_id == conversation_id))
         await tx.execute(delete(conversations).where(conversations.c.id == conversation_id))
     for table in (

@@ -23,7 +23,7 @@ from violet.models import tools as t
 
 # Ids the stack issues or the model API hands out, in whatever case a model writes them.
 ISSUED_ID = re.compile(
-    r"\b(?:(?:c|m|t|ap)_[0-9a-f]{16}|(?:p|a|w)_[0-9a-f]{8}"
+    r"\b(?:(?:c|m|t|ap)_[0-9a-f]{16}|(?:p|a|w|r)_[0-9a-f]{8}"
     r"|(?:toolu|srvtoolu|msg|req)_[0-9a-z]{8,}"
     r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b",
     re.IGNORECASE,
@@ -33,6 +33,9 @@ TOOL_WORDS = {
     t.RECORD_PROMISE: "my notes",
     t.KEEP_PROMISE: "my notes",
     t.ANSWER_APPROVAL: "your answer",
+    t.SET_REMINDER: "a reminder",
+    t.LIST_REMINDERS: "your reminders",
+    t.CANCEL_REMINDER: "the reminder",
     t.FETCH_PAGE: "the page",
     t.WEB_SEARCH: "a web search",
     t.RUN_PYTHON: "a calculation",

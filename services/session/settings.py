@@ -49,6 +49,15 @@ class SessionSettings(OperatorSettings):
         default="UTC",
         description="The time zone of a person whose device never said theirs (an IANA name).",
     )
+    reminder_poll_s: float = Field(
+        default=1.0, gt=0, le=60, description="How often reminders due are sought."
+    )
+    clock_ahead_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="For tests and trials only: the person's clock (reminders, the time the "
+        "main model is told) runs this many seconds ahead of the machine's.",
+    )
     budget_day_usd: float = Field(
         default=0.0, ge=0, description="Each person's daily limit on the operator's key; 0: none."
     )

@@ -8,6 +8,7 @@ from session.conversations import Conversations
 from session.effects import Effects
 from session.model_conversations import ModelConversations
 from session.pins import Pins
+from session.reminders.store import Reminders
 from session.summaries import Summaries
 from session.transcript import Transcript
 from session.updates import Updates
@@ -26,10 +27,19 @@ class ConversationStore:
     pins: Pins
     updates: Updates
     effects: Effects
+    reminders: Reminders
 
     @classmethod
-    def open(cls, database: Database, *, notify: bool, clock: Clock = utc_now) -> ConversationStore:
-        """`notify`: wake other replicas' streams through PostgreSQL NOTIFY."""
+    def open(
+        cls,
+        database: Database,
+        *,
+        notify: bool,
+        clock: Clock = utc_now,
+        person_clock: Clock | None = None,
+    ) -> ConversationStore:
+        """`notify`: wake other replicas' streams through PostgreSQL NOTIFY; `person_clock`:
+        the time of the person's reminders, when a test moves it (default `clock`)."""
         return cls(
             database=database,
             conversations=Conversations(database, clock),
@@ -39,4 +49,5 @@ class ConversationStore:
             pins=Pins(database, clock),
             updates=Updates(database, clock),
             effects=Effects(database, clock),
+            reminders=Reminders(database, person_clock or clock),
         )

@@ -125,8 +125,37 @@ updates = Table(
     # The pages and documents a result came from (`violet.v1.Source` JSON objects): what
     # Violet tells of it is attributed to them.
     Column("sources", JSON, nullable=True),
+    # A reminder's occurrence (kind "reminder"): when it was due, so its telling can say that
+    # it comes late.
+    Column("due_at", UtcDateTime(), nullable=True),
     UniqueConstraint("conversation_id", "key", name="uq_updates_key"),
     Index("ix_updates_untold", "conversation_id", "told_seq"),
+)
+
+# Reminders and work on a schedule (`session.reminders`): open while an occurrence is to come.
+reminders = Table(
+    "reminders",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("conversation_id", String(40), ForeignKey("conversations.id"), nullable=False),
+    # What to remind of, or the work request to run at each occurrence (`work`).
+    Column("text", Text, nullable=False),
+    Column("work", Boolean, nullable=False),
+    # The first occurrence's wall time ("2026-12-06T17:00") in `zone`, and its RFC 5545
+    # recurrence ("" for once): every next occurrence is computed from these.
+    Column("zone", String(64), nullable=False),
+    Column("starts", String(19), nullable=False),
+    Column("repeat", String(200), nullable=False),
+    # The next occurrence; None once the last has fired or the reminder was cancelled.
+    Column("next_at", UtcDateTime(), nullable=True),
+    # Scheduled work: the occurrence whose work is still to be started (fired, not yet
+    # handed to the worker).
+    Column("work_owed_at", UtcDateTime(), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("cancelled_at", UtcDateTime(), nullable=True),
+    Index("ix_reminders_due", "next_at"),
+    Index("ix_reminders_work_owed", "work_owed_at"),
+    Index("ix_reminders_conversation", "conversation_id", "next_at"),
 )
 
 # What each tool call of a turn did, by a key derived from the turn's cause and the call, written

@@ -17,6 +17,7 @@ from session.effects import CallKeys
 from session.memory_client import MemoryClient, RecallMissed, Recollection
 from session.pins import Pin, Pins, pinned
 from session.plain_words import in_plain_words
+from session.reminders.words import reminder_words
 from session.transcript import Message
 from session.turn_context import TurnContext, person_language
 from session.updates import Update
@@ -25,7 +26,7 @@ from violet.clock import Clock, utc_now
 from violet.fallbacks import fallback
 from violet.identity import Identity
 from violet.language import phrase
-from violet.metrics import ERRORS
+from violet.metrics import ERRORS, REMINDER_DELAY_SECONDS
 from violet.models import (
     ModelClient,
     ModelContextFull,
@@ -37,7 +38,7 @@ from violet.models import (
 )
 from violet.models.credentials import CallsHeld
 from violet.models.tools import MAIN_TOOLS
-from violet.zones import UTC_NAME, local_moment, spoken
+from violet.zones import UTC_NAME, is_zone, local_moment, spoken
 
 APOLOGY = {
     "en": "Sorry, I couldn't think that through just now. Could you say it again in a moment?",
@@ -113,6 +114,8 @@ class MainSession:
         """Violet's own words for an update: a work result, a question waiting for a yes, or
         her question about a promise that waited too long."""
         conversation = context.conversation
+        if update.kind == "reminder":
+            return self._reminder(context, update)
         if update.kind == "result":
             await self._pins.close_ref(conversation.id, "work", update.topic)
             await self._pins.close_ref(conversation.id, "promise", update.topic)
@@ -122,6 +125,22 @@ class MainSession:
         keys = CallKeys(f"update:{update.id}")
         open_pins = await self._pins.open(conversation.id)  # as the telling changed them
         return await self._respond(context, update.text, live, open_pins, keys, update.text)
+
+    def _reminder(self, context: TurnContext, update: Update) -> Answer:
+        """A reminder's occurrence, in Violet's fixed words: no model call, so it comes at its
+        time whatever the models' state. Nothing of it becomes memory."""
+        zone = self.zone_of(context)
+        now = self._clock()
+        due = update.due_at or now
+        language = person_language(as_said(context.live))
+        REMINDER_DELAY_SECONDS.record(
+            max((now - due).total_seconds(), 0.0), {"violet.reminder.kind": "reminder"}
+        )
+        return Answer(reminder_words(update.text, due, now, zone, language), remember=False)
+
+    def zone_of(self, context: TurnContext) -> str:
+        """The person's time zone: their device's, else the default."""
+        return context.zone if is_zone(context.zone) else self._zone
 
     async def _respond(
         self,
@@ -137,7 +156,8 @@ class MainSession:
         recollection, checked = await self._recall(identity, query)
         shown = pinned(open_pins)
         visible = self._window.visible(live)
-        now = spoken(local_moment(self._clock(), context.zone, self._zone))
+        zone = self.zone_of(context)
+        now = spoken(local_moment(self._clock(), zone))
 
         def prompt(seen: list[Message]) -> tuple[list[TextBlock], list[ModelMessage]]:
             return main_prompt(
@@ -163,14 +183,14 @@ class MainSession:
         async with self._thinking(conversation, language):
             try:
                 said = await self._words(
-                    conversation, identity, prompt(visible), keys, language, update
+                    conversation, identity, prompt(visible), keys, language, update, zone
                 )
             except ModelContextFull as full:
                 # Only the newest half, as a rollover would carry it; the rollover follows.
                 fallback("answer_cut", f"{full}; answered from the newest messages")
                 carried = self._window.split(visible)[1]
                 said = await self._words(
-                    conversation, identity, prompt(carried), keys, language, update
+                    conversation, identity, prompt(carried), keys, language, update, zone
                 )
                 said = Answer(said.text, said.remember, roll_over=True, told=said.told)
         if recollection.repeated_in(said.told):
@@ -194,12 +214,13 @@ class MainSession:
         keys: CallKeys,
         language: str,
         update: str,
+        zone: str,
     ) -> Answer:
         """The model's answer in plain words; a refusal or a failure told plainly. With the
         person's calls held, a say is told why and an update is told in its own words."""
         system, messages = prompt
         try:
-            reply = await self._converse(conversation, identity, system, messages, keys)
+            reply = await self._converse(conversation, identity, system, messages, keys, zone)
         except CallsHeld as held:
             if update:
                 return Answer(in_plain_words(update).text)
@@ -242,6 +263,7 @@ class MainSession:
         system: list[TextBlock],
         messages: list[ModelMessage],
         keys: CallKeys,
+        zone: str,
     ) -> Reply:
         """The model's last reply, once it answers in words. The conversation only grows
         during the turn (the model's thinking goes back with its tool calls), and the last
@@ -257,7 +279,9 @@ class MainSession:
             )
             if not reply.tool_calls:
                 return reply
-            results = await self._actions.run_all(conversation, identity, reply.tool_calls, keys)
+            results = await self._actions.run_all(
+                conversation, identity, reply.tool_calls, keys, zone
+            )
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply.content},

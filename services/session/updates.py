@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import bindparam, insert, select
@@ -18,7 +19,7 @@ from violet.database import Database
 from violet.models import JsonObject
 from violet.telemetry import carrier
 
-Kind = Literal["result", "approval", "check_in"]
+Kind = Literal["result", "approval", "check_in", "reminder"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Update:
     deeds: tuple[JsonObject, ...] = ()
     # Where a result came from, as `violet.v1.Source` JSON objects.
     sources: tuple[JsonObject, ...] = ()
+    # A reminder's occurrence: when it was due.
+    due_at: datetime | None = None
 
 
 class Updates:
@@ -98,4 +101,5 @@ def next_untold_on(connection: Connection, conversation_id: str) -> Update | Non
         row.trace_context,
         tuple(row.deeds or ()),
         tuple(row.sources or ()),
+        row.due_at,
     )

@@ -51,7 +51,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     async with session_tables(tmp_path) as sessions:
         store, peers = ConversationStore.open(sessions, notify=False), FakePeers()
         conversation = await store.conversations.conversation_of("ana")
-        actions = MainActions(store.pins, store.effects, peers)  # type: ignore[arg-type]
+        actions = MainActions(store.pins, store.effects, peers, store.reminders)  # type: ignore[arg-type]
         yield Rig(actions, store.pins, peers, conversation, store.conversations)
 
 

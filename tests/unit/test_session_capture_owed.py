@@ -74,7 +74,7 @@ async def rig_with(tmp_path: Path, bounds: Bounds | None = None) -> AsyncIterato
         model, memory = FakeModel(), FakeMemory()
         store = ConversationStore.open(sessions, notify=False)
         window = Window(WINDOW)
-        actions = MainActions(store.pins, store.effects, FakePeers())  # type: ignore[arg-type]
+        actions = MainActions(store.pins, store.effects, FakePeers(), store.reminders)  # type: ignore[arg-type]
         main = MainSession(model, store.pins, memory, actions, window)  # type: ignore[arg-type]
         if bounds is None:
             delivery, captures = capture_delivery(sessions, memory, REPLICA)

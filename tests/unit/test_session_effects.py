@@ -14,6 +14,7 @@ from session.actions import MainActions
 from session.conversations import Conversation, Conversations
 from session.effects import CallKeys, Effects
 from session.pins import Pins
+from session.reminders.store import Reminders
 from tests.support.fakes import FakePeers, session_tables
 from violet.identity import Identity
 from violet.models import ToolCall
@@ -33,7 +34,12 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     async with session_tables(tmp_path) as sessions:
         pins, peers = Pins(sessions), FakePeers()
         conversation = await Conversations(sessions).conversation_of("ana")
-        yield Rig(MainActions(pins, Effects(sessions), peers), pins, peers, conversation)  # type: ignore[arg-type]
+        yield Rig(
+            MainActions(pins, Effects(sessions), peers, Reminders(sessions)),
+            pins,
+            peers,
+            conversation,
+        )  # type: ignore[arg-type]
 
 
 IDENTITY = Identity("ana", "internal-token")

@@ -150,7 +150,7 @@ async def answered_without_memory(tmp_path: Path, question: str) -> tuple[str, F
         model, memory = FakeModel(), FakeMemory(missing=True)
         store = ConversationStore.open(sessions, notify=False)
         window = Window(20)
-        actions = MainActions(store.pins, store.effects, FakePeers())  # type: ignore[arg-type]
+        actions = MainActions(store.pins, store.effects, FakePeers(), store.reminders)  # type: ignore[arg-type]
         main = MainSession(model, store.pins, memory, actions, window)  # type: ignore[arg-type]
         runner = TurnRunner(
             store,

@@ -75,7 +75,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
         model, memory, peers = FakeModel(), FakeMemory(), FakePeers()
         store = ConversationStore.open(sessions, notify=False)
         window = Window(WINDOW)
-        actions = MainActions(store.pins, store.effects, peers)  # type: ignore[arg-type]
+        actions = MainActions(store.pins, store.effects, peers, store.reminders)  # type: ignore[arg-type]
         main = MainSession(model, store.pins, memory, actions, window)  # type: ignore[arg-type]
         lock = turn_lock(sessions, REPLICA, 5.0)
         delivery, captures = capture_delivery(sessions, memory, REPLICA)
@@ -328,7 +328,7 @@ async def test_past_the_backlog_a_new_persons_say_is_refused_but_a_waiting_perso
         model, memory = HeldModel(), FakeMemory()
         store = ConversationStore.open(sessions, notify=False)
         window = Window(WINDOW)
-        actions = MainActions(store.pins, store.effects, FakePeers())  # type: ignore[arg-type]
+        actions = MainActions(store.pins, store.effects, FakePeers(), store.reminders)  # type: ignore[arg-type]
         runner = TurnRunner(
             store,
             MainSession(model, store.pins, memory, actions, window),  # type: ignore[arg-type]

@@ -39,6 +39,13 @@ Tool results the worker returns (the `content` of a `tool_result`, a JSON object
 - `ask_work_session`: `{"from": str, "answer": str, "still_working": bool}`, the title of the
   other work asked, its answer, and whether it is still under way.
 
+The main session's reminder tools answer with the person's local times ("YYYY-MM-DDTHH:MM") and
+today's local date, so the words for them ("today at 17:00") can be chosen in any language:
+- `set_reminder`: `{"reminder": REMINDER, "today": "YYYY-MM-DD"}`.
+- `list_reminders`: `{"reminders": [REMINDER, ...], "today": "YYYY-MM-DD"}`, soonest first.
+- `cancel_reminder`: `{"cancelled": REMINDER, "today": "YYYY-MM-DD"}`.
+where REMINDER is `{"reminder_id": str, "text": str, "work": bool, "next": str, "repeat": str}`.
+
 A work session asked by another (`ask_work_session`) answers in a call of its own over a copy of
 its conversation, whose last user turn ends with a text block starting with
 `OTHER_WORK_QUESTION`: the question, from another task of the same person.
@@ -76,6 +83,9 @@ START_WORK = "start_work"
 RECORD_PROMISE = "record_promise"
 KEEP_PROMISE = "keep_promise"
 ANSWER_APPROVAL = "answer_approval"
+SET_REMINDER = "set_reminder"
+LIST_REMINDERS = "list_reminders"
+CANCEL_REMINDER = "cancel_reminder"
 
 FETCH_PAGE = "fetch_page"
 WEB_SEARCH = "web_search"
@@ -117,6 +127,51 @@ ANSWER_APPROVAL_TOOL = Tool(
         approval_id=_text("The id of the approval, as listed in Open items."),
         answer={"type": "string", "enum": ["yes", "no"]},
     ),
+)
+SET_REMINDER_TOOL = Tool(
+    name=SET_REMINDER,
+    description=(
+        "Remind the person of something at a time, once or repeating, or run a work request "
+        "at that time (work: true), e.g. every morning at 7 look up the tide times. Use the "
+        "person's date and time now to turn their words into a local date and time; a time "
+        "without a day that has passed today means tomorrow. Returns the reminder with its "
+        "next time as a local date and time: tell the person that time. If the person's "
+        "time is unclear, ask them instead of guessing."
+    ),
+    input_schema=strict_object(
+        text=_text(
+            "What to remind of, or the work request, in the person's own words and language."
+        ),
+        work={
+            "type": "boolean",
+            "description": "True to run `text` as background work at each time.",
+        },
+        at=_text(
+            'The first time, as the person\'s local date and time "YYYY-MM-DDTHH:MM" '
+            "(in their time zone, with no offset)."
+        ),
+        repeat=_text(
+            'How it repeats, as an RFC 5545 RRULE without DTSTART ("FREQ=DAILY", '
+            '"FREQ=WEEKLY;BYDAY=MO", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"); "" for once. At most '
+            "every 15 minutes."
+        ),
+    ),
+)
+LIST_REMINDERS_TOOL = Tool(
+    name=LIST_REMINDERS,
+    description=(
+        "List the person's open reminders and scheduled work, soonest first, each with its id, "
+        "its words, its next local time and how it repeats."
+    ),
+    input_schema=strict_object(),
+)
+CANCEL_REMINDER_TOOL = Tool(
+    name=CANCEL_REMINDER,
+    description=(
+        "Cancel one open reminder or scheduled work, by the id list_reminders gave. List them "
+        "first to find the one the person means."
+    ),
+    input_schema=strict_object(reminder_id=_text("The id of the reminder, as listed.")),
 )
 
 FETCH_PAGE_TOOL = Tool(
@@ -183,6 +238,9 @@ MAIN_TOOLS: tuple[Tool, ...] = (
     RECORD_PROMISE_TOOL,
     KEEP_PROMISE_TOOL,
     ANSWER_APPROVAL_TOOL,
+    SET_REMINDER_TOOL,
+    LIST_REMINDERS_TOOL,
+    CANCEL_REMINDER_TOOL,
 )
 WORK_TOOLS: tuple[Tool, ...] = (
     FETCH_PAGE_TOOL,
@@ -300,6 +358,23 @@ def document_result(name: str) -> str:
 
 def email_result(sent: bool) -> str:
     return json.dumps({"sent": sent})
+
+
+def reminder_item(
+    reminder_id: str, text: str, work: bool, next_local: str, repeat: str
+) -> JsonObject:
+    return {
+        "reminder_id": reminder_id,
+        "text": text,
+        "work": work,
+        "next": next_local,
+        "repeat": repeat,
+    }
+
+
+def reminders_result(key: str, value: JsonObject | list[JsonObject], today: str) -> str:
+    """A reminder tool's result: `key` is "reminder", "reminders" or "cancelled"."""
+    return json.dumps({key: value, "today": today}, ensure_ascii=False)
 
 
 def answer_result(source: str, answer: str, still_working: bool) -> str:
