@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 
 from tests.support.device import Device
-from tests.support.push_service import LocalPushService
+from tests.support.push_service import LocalPushService, push_frame, turned_on
 from tests.support.stack import Stack, running_stack
 from tests.support.waiting import eventually
 from violet.identity import issue_token
-from violet.push import from_b64url
 
 RESULT_WAIT_S = 60.0
 # Longer than the grouping delay and a send: what a notification that should not come would take.
@@ -39,28 +38,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     settings = {"VIOLET_FETCH_BLOCK_PRIVATE": "false", "VIOLET_PUSH_GROUP_S": "1"}
     with running_stack(home, "postgres", env=settings) as started:
         yield started
-
-
-async def push_frame(device: Device, frame: dict[str, Any]) -> dict[str, Any]:
-    await device.send(frame)
-    return await device.until(lambda f: f["type"] in ("push", "error"))
-
-
-async def turned_on(stack: Stack, person: str, browser: dict[str, str]) -> str:
-    """Turns notifications on from a browser of the person; its device id."""
-    device_id = uuid.uuid4().hex
-    phone, _ = await Device.open(stack.live_url, stack.token(person))
-    state = await push_frame(phone, {"type": "push.get", "device": device_id})
-    assert state["on"] is False and len(from_b64url(state["key"])) == 65
-    turning_on = {"type": "push.on", "device": device_id, "previews": False, **browser}
-    assert await push_frame(phone, turning_on) == {
-        "type": "push",
-        "key": state["key"],
-        "on": True,
-        "previews": False,
-    }
-    await phone.socket.close()
-    return device_id
 
 
 async def asked_and_left(stack: Stack, person: str, request: str) -> None:

@@ -24,9 +24,15 @@ class Device:
         return cls(await websockets.connect(url, max_size=2**22))
 
     @classmethod
-    async def open(cls, url: str, token: str, since: int = 0) -> tuple[Device, dict[str, Any]]:
+    async def open(
+        cls, url: str, token: str, since: int = 0, tz: str | None = None
+    ) -> tuple[Device, dict[str, Any]]:
+        """A device that said hello (with its time zone, `tz`, when given) and was welcomed."""
         device = await cls.connect(url)
-        await device.send({"type": "hello", "token": token, "since": since})
+        hello: dict[str, Any] = {"type": "hello", "token": token, "since": since}
+        if tz is not None:
+            hello["tz"] = tz
+        await device.send(hello)
         welcome = await device.next()
         assert welcome["type"] == "welcome", welcome
         return device, welcome

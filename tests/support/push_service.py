@@ -17,17 +17,22 @@ import re
 import secrets
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import http_ece
 import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from tests.support.device import Device
 from tests.support.waiting import eventually
 from violet.push import MAX_PAYLOAD_BYTES, b64url, from_b64url
+
+if TYPE_CHECKING:
+    from tests.support.stack import Stack
 
 MAX_TOKEN_LIFETIME_S = 24 * 3600
 # What no notification may show: Violet's inner words, and ids (of conversations, rows, work,
@@ -266,3 +271,26 @@ class LocalPushService:
                 pass
 
         return Handler
+
+
+async def push_frame(device: Device, frame: dict[str, Any]) -> dict[str, Any]:
+    await device.send(frame)
+    return await device.until(lambda f: f["type"] in ("push", "error"))
+
+
+async def turned_on(stack: Stack, person: str, browser: dict[str, str]) -> str:
+    """Turns notifications on from a browser of the person (through a device that then
+    leaves); its device id."""
+    device_id = uuid.uuid4().hex
+    phone, _ = await Device.open(stack.live_url, stack.token(person))
+    state = await push_frame(phone, {"type": "push.get", "device": device_id})
+    assert state["on"] is False and len(from_b64url(state["key"])) == 65
+    turning_on = {"type": "push.on", "device": device_id, "previews": False, **browser}
+    assert await push_frame(phone, turning_on) == {
+        "type": "push",
+        "key": state["key"],
+        "on": True,
+        "previews": False,
+    }
+    await phone.socket.close()
+    return device_id

@@ -182,3 +182,80 @@ ALL_RIGHT = {
     "fr": "D'accord.",
     "de": "In Ordnung.",
 }
+# Reminders: {when} is said by `violet.when` ("today at 17:00", "every Monday at 07:30").
+REMINDER_SET = {
+    "en": "I'll remind you {when}: {text}",
+    "pt": "Vou lembrar você {when}: {text}",
+    "es": "Te lo recordaré {when}: {text}",
+    "fr": "Je vous le rappellerai {when} : {text}",
+    "de": "Ich erinnere Sie {when}: {text}",
+}
+WORK_SCHEDULED = {
+    "en": "I'll do it {when}: {text}",
+    "pt": "Vou fazer isso {when}: {text}",
+    "es": "Lo haré {when}: {text}",
+    "fr": "Je m'en occuperai {when} : {text}",
+    "de": "Ich erledige das {when}: {text}",
+}
+REMINDER_REFUSED = {
+    "en": "I couldn't set that reminder: {why}",
+    "pt": "Não consegui criar esse lembrete: {why}",
+    "es": "No he podido crear ese recordatorio: {why}",
+    "fr": "Je n'ai pas pu créer ce rappel : {why}",
+    "de": "Diese Erinnerung konnte ich nicht anlegen: {why}",
+}
+ASK_REMINDER_TIME = {
+    "en": 'When should I remind you? Tell me a time, like "at 5 pm" or "tomorrow at 8".',
+    "pt": 'Quando devo lembrar você? Diga uma hora, como "às 17h" ou "amanhã às 8".',
+    "es": '¿Cuándo te lo recuerdo? Dime una hora, como "a las 17:00" o "mañana a las 8".',
+    "fr": (
+        "Quand dois-je vous le rappeler ? Donnez-moi une heure, comme « à 17h » ou « demain à 8h »."
+    ),
+    "de": "Wann soll ich Sie erinnern? Nennen Sie eine Zeit, etwa „um 17 Uhr“ oder „morgen um 8“.",
+}
+ASK_REMINDER_WHAT = {
+    "en": "What should I remind you of?",
+    "pt": "Do que devo lembrar você?",
+    "es": "¿Qué quieres que te recuerde?",
+    "fr": "De quoi dois-je vous faire penser ?",
+    "de": "Woran soll ich Sie erinnern?",
+}
+YOUR_REMINDERS = {
+    "en": "Your reminders:",
+    "pt": "Os seus lembretes:",
+    "es": "Tus recordatorios:",
+    "fr": "Vos rappels :",
+    "de": "Ihre Erinnerungen:",
+}
+NO_REMINDERS = {
+    "en": "You have no reminders right now.",
+    "pt": "Você não tem lembretes agora.",
+    "es": "Ahora mismo no tienes recordatorios.",
+    "fr": "Vous n'avez aucun rappel pour l'instant.",
+    "de": "Sie haben gerade keine Erinnerungen.",
+}
+REMINDER_CANCELLED = {
+    "en": "Done, I've cancelled it: {text}",
+    "pt": "Pronto, cancelei: {text}",
+    "es": "Hecho, lo he cancelado: {text}",
+    "fr": "C'est fait, je l'ai annulé : {text}",
+    "de": "Erledigt, ich habe sie gelöscht: {text}",
+}
+REMINDER_NOT_FOUND = {
+    "en": "I couldn't find that reminder. Ask me what reminders you have to see them all.",
+    "pt": "Não encontrei esse lembrete. Pergunte-me quais lembretes você tem para ver todos.",
+    "es": "No he encontrado ese recordatorio. Pregúntame qué recordatorios tienes para verlos.",
+    "fr": "Je n'ai pas trouvé ce rappel. Demandez-moi quels rappels vous avez pour les voir.",
+    "de": (
+        "Diese Erinnerung habe ich nicht gefunden. Fragen Sie mich, welche Erinnerungen Sie haben."
+    ),
+}
+REMINDERS_UNAVAILABLE = {
+    "en": "I can't look at your reminders just now. Could you ask again in a moment?",
+    "pt": "Não consigo ver os seus lembretes agora. Pode perguntar de novo daqui a pouco?",
+    "es": "Ahora mismo no puedo ver tus recordatorios. ¿Puedes preguntar en un momento?",
+    "fr": (
+        "Je ne peux pas voir vos rappels pour l'instant. Pouvez-vous redemander dans un instant ?"
+    ),
+    "de": "Ich kann Ihre Erinnerungen gerade nicht sehen. Fragen Sie bitte gleich noch einmal.",
+}

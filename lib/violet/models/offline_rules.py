@@ -18,6 +18,7 @@ from violet.models import tools as t
 from violet.models.base import Tier
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage, TextBlock, ToolUseBlock
 from violet.models.offline_asking import answer_asked
+from violet.models.offline_schedule import after_reminder_tools, person_words, reminder_turn
 from violet.models.offline_structured import facts
 from violet.models.offline_text import (
     block_text,
@@ -35,7 +36,7 @@ from violet.text import document_title
 from violet.told import asks_what_was_told
 
 WORK_VERB = re.compile(
-    r"^(?:look up|find|check|research|plan|remind me|fetch|calculate|write|send)\b", re.IGNORECASE
+    r"^(?:look up|find|check|research|plan|fetch|calculate|write|send)\b", re.IGNORECASE
 )
 _URL = re.compile(r"https?://[^\s<>\"'()\[\]{}]+", re.IGNORECASE)
 _CALCULATE = re.compile(r"^calculate\s+(?P<expr>.+)$", re.IGNORECASE | re.DOTALL)
@@ -68,7 +69,7 @@ _DOCUMENT_NAME = re.compile(
     re.IGNORECASE,
 )
 _SEARCH_VERB = re.compile(
-    r"^(?:look up|find out|find|check|research|fetch|plan|remind me)\b\s*(?:about\b|for\b)?\s*",
+    r"^(?:look up|find out|find|check|research|fetch|plan)\b\s*(?:about\b|for\b)?\s*",
     re.IGNORECASE,
 )
 # A request for what other work of the person's found: `check what you found about X`, `ask
@@ -117,7 +118,9 @@ def respond(
             return [_text(work_result(turn, language))]
         return work_step(turn.text, offered, ids)
     if turn.text is None:
-        return [_text(after_tools(turn, language))]
+        asked = strip_lead(person_words(messages))
+        told = after_reminder_tools(turn.calls, turn.results, asked, ids.call, language)
+        return told or [_text(after_tools(turn, language))]
     return answer_person(turn.text, reading(system, messages), offered, ids, language)
 
 
@@ -206,6 +209,9 @@ def answer_person(
     answer = yes_or_no(words)
     if answer and approvals and t.ANSWER_APPROVAL in offered:
         return [ids.call(t.ANSWER_APPROVAL, {"approval_id": approvals[-1][0], "answer": answer})]
+    scheduled = reminder_turn(words, system, offered, ids.call, language)
+    if scheduled is not None:
+        return scheduled
     if WORK_VERB.match(words) and t.START_WORK in offered:
         blocks: list[ContentBlock] = [ids.call(t.START_WORK, {"request": text.strip()})]
         if t.RECORD_PROMISE in offered:

@@ -33,6 +33,13 @@ ONE: Mapping[str, Mapping[str, str]] = {
         "fr": "Violet a besoin de votre accord pour continuer.",
         "de": "Violet braucht Ihr OK, um weiterzumachen.",
     },
+    "reminder": {
+        "en": "Violet has a reminder for you.",
+        "pt": "A Violet tem um lembrete para você.",
+        "es": "Violet tiene un recordatorio para ti.",
+        "fr": "Violet a un rappel pour vous.",
+        "de": "Violet hat eine Erinnerung für Sie.",
+    },
     "check_in": {
         "en": "Violet has a question for you.",
         "pt": "A Violet tem uma pergunta para você.",
