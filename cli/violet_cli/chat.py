@@ -54,6 +54,8 @@ Type a message and press Enter to talk to Violet. Ctrl-D leaves; the conversatio
   /key                your own Anthropic key: whether one is in use, and what it paid this month
   /key set            use your own Anthropic key (asks for it without showing it)
   /key remove         stop using your own key
+  /reminders          your reminders and work on a schedule, soonest first, numbered
+  /cancel N           cancel reminder N of that list
   /devices            the devices you are signed in on, numbered (this one marked)
   /signout N          sign out device N: it can't use Violet until it signs in again
   /signout all        sign out every device, this one too
@@ -204,6 +206,7 @@ class Chat:
         # The documents as last listed, by number; where each one asked to be saved goes.
         self.documents: list[JsonObject] = []
         self.devices: list[JsonObject] = []
+        self.reminders: list[JsonObject] = []
         self.saving: dict[str, Path] = {}
         self.last_deleted: JsonObject | None = None
         # An answer for this device alone came (documents, an error, the deletion's).
@@ -260,7 +263,9 @@ class Chat:
             self.over = True
         elif kind == "devices":
             self._show_devices(frame["devices"])
-        if kind in ("documents", "document", "error", "account.deleted", "devices"):
+        elif kind == "reminders":
+            self._show_reminders(frame["items"])
+        if kind in ("documents", "document", "error", "account.deleted", "devices", "reminders"):
             self.replied.set()
 
     def _show_memory(self, items: list[JsonObject], told: list[JsonObject]) -> None:
@@ -291,6 +296,16 @@ class Chat:
         print(
             _dim("/open N shows one; /save N saves it in a file; /delete N deletes it."), flush=True
         )
+
+    def _show_reminders(self, reminders: list[JsonObject]) -> None:
+        self.reminders = reminders
+        if not reminders:
+            print("You have no reminders.", flush=True)
+            return
+        print("Your reminders, soonest first:")
+        for number, reminder in enumerate(reminders, 1):
+            print(f"  {number}. {reminder['when']}: {reminder['text']}")
+        print(_dim("/cancel N cancels one."), flush=True)
 
     def _show_devices(self, devices: list[JsonObject]) -> None:
         self.devices = devices
@@ -334,7 +349,8 @@ class Chat:
         # a deletion, there is no next line.
         waits = {"account.delete": DELETE_WAIT_S}
         wait_s = waits.get(said.frame["type"], DOCUMENT_WAIT_S)
-        if said.frame["type"].startswith(("document", "devices")) or said.frame["type"] in waits:
+        listing = ("document", "devices", "reminders")
+        if said.frame["type"].startswith(listing) or said.frame["type"] in waits:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.replied.wait(), wait_s)
 
@@ -360,6 +376,10 @@ class Chat:
             return self._undo()
         if command == "/key":
             return await self._key([word.lower() for word in arguments])
+        if command == "/reminders" and not arguments:
+            return Said({"type": "reminders.list"})
+        if command == "/cancel":
+            return self._cancel(arguments)
         if command == "/devices" and not arguments:
             return Said({"type": "devices.list"})
         if command == "/signout":
@@ -409,6 +429,16 @@ class Chat:
             return Said(reply=f"There's no device {number}. Type /devices to see the list.")
         device = self.devices[int(number) - 1]
         return Said({"type": "devices.signout", "device": device["device"]})
+
+    def _cancel(self, arguments: list[str]) -> Said:
+        if len(arguments) != 1:
+            return Said(reply="Say which reminder, for example /cancel 2 (see /reminders).")
+        number = arguments[0]
+        if not number.isdigit() or not 1 <= int(number) <= len(self.reminders):
+            return Said(reply=f"There's no reminder {number}. Type /reminders to see the list.")
+        reminder = self.reminders[int(number) - 1]
+        cancelled = f'Cancelled "{reminder["text"]}".'
+        return Said({"type": "reminders.cancel", "reminder": reminder["reminder"]}, cancelled)
 
     def _undo(self) -> Said:
         if self.last_deleted is None:

@@ -39,11 +39,13 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "account.deleted": frozenset({"type", "text"}),
     "push": frozenset({"type", "key", "on", "previews"}),
     "devices": frozenset({"type", "devices"}),
+    "reminders": frozenset({"type", "items"}),
 }
 MEMORY_ITEM_KEYS = frozenset({"item", "text", "origin", "at"})
 TOLD_ITEM_KEYS = frozenset({"item", "text", "source", "at"})
 DOCUMENT_ITEM_KEYS = frozenset({"name", "title", "at", "size"})
 DEVICE_ITEM_KEYS = frozenset({"device", "agent", "first_seen", "last_seen", "this"})
+REMINDER_ITEM_KEYS = frozenset({"reminder", "text", "when", "next", "work"})
 # A device's handle (`session.devices`): hex characters of a digest of its token.
 DEVICE_HANDLE_CHARS = 16
 ERROR_CODES = frozenset({"bad_frame", "unauthorized", "too_long", "rate_limited", "unavailable"})
@@ -63,6 +65,8 @@ def outgoing(kind: str, **fields: Any) -> str:
         fields["items"] = [_listed(item, DOCUMENT_ITEM_KEYS) for item in fields["items"]]
     if kind == "devices":
         fields["devices"] = [_listed(item, DEVICE_ITEM_KEYS) for item in fields["devices"]]
+    if kind == "reminders":
+        fields["items"] = [_listed(item, REMINDER_ITEM_KEYS) for item in fields["items"]]
     frame = json.dumps({"type": kind, **fields}, ensure_ascii=False)
     if not _encodable(frame):
         # Text from elsewhere (a model, an old row) holding a lone surrogate still goes out:
@@ -159,6 +163,14 @@ class PushRequest:
     previews: bool = False
 
 
+@dataclass(frozen=True)
+class RemindersRequest:
+    """The person's reminders: listed, or one cancelled by its handle."""
+
+    action: str  # "list" or "cancel"
+    reminder: str = ""
+
+
 Incoming = (
     Hello
     | Say
@@ -168,6 +180,7 @@ Incoming = (
     | DeleteRequest
     | PushRequest
     | DevicesRequest
+    | RemindersRequest
 )
 
 
@@ -304,6 +317,13 @@ def _devices_signout(data: dict[str, Any]) -> DevicesRequest:
     return DevicesRequest("signout", device)
 
 
+def _reminder_cancel(data: dict[str, Any]) -> RemindersRequest:
+    reminder = _short_text(data.get("reminder"), MAX_ID_CHARS)
+    if reminder is None:
+        raise FrameError("bad_frame", 'Say which reminder to cancel as "reminder".')
+    return RemindersRequest("cancel", reminder)
+
+
 def _short_text(value: Any, most: int) -> str | None:
     """`value` when it is text of 1 to `most` characters with no NUL, else None."""
     if isinstance(value, str) and 0 < len(value) <= most and "\x00" not in value:
@@ -331,4 +351,6 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], Incoming]] = {
     "push.off": _push("off"),
     "devices.list": lambda _: DevicesRequest("list"),
     "devices.signout": _devices_signout,
+    "reminders.list": lambda _: RemindersRequest("list"),
+    "reminders.cancel": _reminder_cancel,
 }

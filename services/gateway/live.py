@@ -32,6 +32,7 @@ from gateway.frames import (
     Hello,
     MemoryRequest,
     PushRequest,
+    RemindersRequest,
     Say,
 )
 from gateway.limits import KEY_SETS_PER_HOUR, PersonLimiter, SaysInFlight
@@ -437,6 +438,8 @@ class LiveEndpoint:
             await device.send(await self._push.answer(person, frame, metadata, device.signed_in))
         elif isinstance(frame, DevicesRequest):
             await self._devices(device, person, frame)
+        elif isinstance(frame, RemindersRequest):
+            await self._reminders(device, person, frame)
 
     async def _say(self, device: Device, person: str, say: Say) -> None:
         if not self._limiter.allow(person):
@@ -498,6 +501,31 @@ class LiveEndpoint:
                 raise SignedOut(error) from None
             raise FrameError("unavailable", phrases.DEVICES_AWAY) from None
         await device.send(frames.outgoing("devices", devices=[_device(d) for d in listed.devices]))
+
+    async def _reminders(self, device: Device, person: str, request: RemindersRequest) -> None:
+        """The person's open reminders, listed, or after one was cancelled."""
+        stub = self._peers.stub("session", persons_pb2_grpc.YourDataStub)
+        metadata = self._internal(person)
+        asking, language = device.signed_in, device.language
+        try:
+            if request.action == "list":
+                listed = await stub.Reminders(
+                    persons_pb2.RemindersRequest(asking=asking, language=language),
+                    metadata=metadata,
+                )
+            else:
+                cancel = persons_pb2.CancelReminderRequest(
+                    reminder=request.reminder, asking=asking, language=language
+                )
+                listed = await stub.CancelReminder(cancel, metadata=metadata)
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.NOT_FOUND:
+                raise FrameError("bad_frame", phrases.NO_SUCH_REMINDER) from None
+            if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                raise SignedOut(error) from None
+            raise FrameError("unavailable", phrases.REMINDERS_AWAY) from None
+        items = [_reminder(reminder) for reminder in listed.reminders]
+        await device.send(frames.outgoing("reminders", items=items))
 
     async def _account(self, device: Device, person: str, request: AccountRequest) -> None:
         """The person's own key and month: shown, set (checked first) or removed."""
@@ -622,6 +650,17 @@ class LiveEndpoint:
             for entry in reply.documents
         ]
         await device.send(frames.outgoing("documents", items=items))
+
+
+def _reminder(reminder: persons_pb2.Reminder) -> dict[str, object]:
+    """One of the person's reminders as the `reminders` frame shows it."""
+    return {
+        "reminder": reminder.reminder,
+        "text": reminder.text,
+        "when": reminder.when,
+        "next": iso(reminder.next),
+        "work": reminder.work,
+    }
 
 
 def _device(device: persons_pb2.Device) -> dict[str, object]:

@@ -116,6 +116,21 @@ NO_SUCH_DEVICE: Phrase = {
     "fr": "Cet appareil n'est plus connecté.",
     "de": "Dieses Gerät ist nicht mehr angemeldet.",
 }
+NO_SUCH_REMINDER: Phrase = {
+    "en": "That reminder isn't there any more.",
+    "pt": "Esse lembrete já não existe.",
+    "es": "Ese recordatorio ya no existe.",
+    "fr": "Ce rappel n'existe plus.",
+    "de": "Diese Erinnerung gibt es nicht mehr.",
+}
+REMINDERS_AWAY: Phrase = {
+    "en": "Your reminders can't be shown right now. Please try again in a moment.",
+    "pt": "Não é possível mostrar os seus lembretes agora. Tente de novo daqui a pouco.",
+    "es": "Ahora no se pueden mostrar tus recordatorios. Vuelve a intentarlo en un momento.",
+    "fr": "Vos rappels ne peuvent pas être affichés pour l'instant. Réessayez dans un instant.",
+    "de": "Ihre Erinnerungen können gerade nicht angezeigt werden. Bitte versuchen Sie es gleich "
+    "noch einmal.",
+}
 DEVICES_AWAY: Phrase = {
     "en": "Your devices can't be shown right now. Please try again in a moment.",
     "pt": "Não é possível mostrar os seus aparelhos agora. Tente de novo daqui a pouco.",

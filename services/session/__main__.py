@@ -34,6 +34,7 @@ from session.notify.service import NotificationsService
 from session.notify.subscriptions import Subscriptions
 from session.person_service import YourDataService
 from session.reminders.firing import Firing
+from session.reminders.page import ReminderPage
 from session.retention import Keeping, Retention
 from session.runner import Delivery, Replica, TurnRunner
 from session.service import SessionService
@@ -174,7 +175,15 @@ async def resources(settings: SessionSettings) -> AsyncIterator[Hosted]:
             devices,
             feed,
         ),
-        YourDataService(archive, erasure, standing, secret, devices, feed),
+        YourDataService(
+            archive,
+            erasure,
+            standing,
+            secret,
+            devices,
+            feed,
+            ReminderPage(store.reminders, store.conversations, settings.timezone),
+        ),
         NotificationsService(
             subscriptions, vapid.public_key_b64, secret, standing, settings.fetch_block_private
         ),

@@ -12,6 +12,7 @@ from session.archive import Archive, BrokenExport
 from session.devices import Devices, SignedIn, UnknownDevice
 from session.erasure import DeviceSignedOut, Erased, Erasure, Removed, Standing, signed_in
 from session.feed import Feed
+from session.reminders.page import ReminderPage
 from violet.clock import timestamp
 from violet.identity import ACCOUNT_DELETED, DEVICE_SIGNED_OUT, authenticate
 from violet.v1 import persons_pb2, persons_pb2_grpc
@@ -118,7 +119,9 @@ class YourDataService(persons_pb2_grpc.YourDataServicer):
         secret: str,
         devices: Devices,
         feed: Feed,
+        reminders: ReminderPage,
     ) -> None:
+        self._reminders = reminders
         self._archive = archive
         self._erasure = erasure
         self._standing = standing
@@ -153,6 +156,22 @@ class YourDataService(persons_pb2_grpc.YourDataServicer):
         handle = None if request.all else request.device
         await signed_out(self._devices, self._feed, person, handle, context)
         return devices_reply(await self._devices.listed(person, request.asking))
+
+    async def Reminders(
+        self, request: persons_pb2.RemindersRequest, context: grpc.aio.ServicerContext
+    ) -> persons_pb2.RemindersReply:
+        identity = await authenticate(context, self._secret)
+        await may_serve(self._standing, identity.person, context, device=request.asking)
+        return await self._reminders.listed(identity.person, request.language)
+
+    async def CancelReminder(
+        self, request: persons_pb2.CancelReminderRequest, context: grpc.aio.ServicerContext
+    ) -> persons_pb2.RemindersReply:
+        identity = await authenticate(context, self._secret)
+        await may_serve(self._standing, identity.person, context, device=request.asking)
+        if not await self._reminders.cancel(identity.person, request.reminder):
+            await context.abort(grpc.StatusCode.NOT_FOUND, "there is no such open reminder")
+        return await self._reminders.listed(identity.person, request.language)
 
     async def Delete(
         self,

@@ -208,6 +208,15 @@ def test_chat_exports_everything_and_deletes_everything(
     assert running.stdout is not None
     assert "Violet is ready" in running.stdout.readline()
     assert chat_as("ivy", "my cat is called Miso\n", environment, tmp_path).returncode == 0
+    reminding = chat_as(
+        "ivy", "remind me tomorrow at 8 to call the dentist\n", environment, tmp_path
+    )
+    assert "I'll remind you tomorrow at 08:00: call the dentist" in reminding.stdout
+    reminded = chat_as("ivy", "/reminders\n/cancel 1\n/reminders\n", environment, tmp_path)
+    assert reminded.returncode == 0, reminded.stderr
+    assert "1. tomorrow at 08:00: call the dentist" in reminded.stdout
+    assert 'Cancelled "call the dentist".' in reminded.stdout
+    assert "You have no reminders." in reminded.stdout
     secret = resolve_secret("", Path(environment["VIOLET_HOME"]))
     old_token = issue_token("ivy", secret)
 
@@ -216,7 +225,10 @@ def test_chat_exports_everything_and_deletes_everything(
     [archive] = tmp_path.glob("violet-archive-*.zip")
     for saved in (archive, tmp_path / "mine.zip"):
         with zipfile.ZipFile(saved) as opened:
-            assert "my cat is called Miso" in opened.read("data.json").decode()
+            data = json.loads(opened.read("data.json"))
+            assert "my cat is called Miso" in json.dumps(data)
+            [reminder] = data["reminders"]  # cancelled, and still hers to see
+            assert reminder["text"] == "call the dentist" and reminder["cancelled_at"]
         assert f"Saved everything Violet keeps for you in {saved.name} (" in exported.stdout
 
     typed = "/delete-everything\n\ndelete everything\nthis line is never read\n"

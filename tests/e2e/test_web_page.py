@@ -433,7 +433,7 @@ opening.onsuccess = async () => {
 """
 
 
-def test_a_person_signs_out_a_lost_device_and_then_this_one_leaving_nothing_in_the_browser(
+def test_a_person_cancels_a_reminder_signs_out_a_lost_device_then_this_one_in_the_browser(
     browser: Any, tmp_path: Path
 ) -> None:
     with running_stack(tmp_path / "home", "sqlite") as stack:
@@ -445,7 +445,16 @@ def test_a_person_signs_out_a_lost_device_and_then_this_one_leaving_nothing_in_t
             browser.get(stack.http_url + "/")
             sign_in(browser, here)
             say(browser, "my locker code is 4817")
+            said = say(browser, "remind me tomorrow at 8 to call the dentist")
+            assert "tomorrow at 08:00" in said, said
             css(browser, "#show-key")[0].click()
+            # Her reminder, in her words and time, cancelled from the page.
+            wait_for(browser, lambda: texts(browser, "#reminders-list li"))
+            [reminder] = texts(browser, "#reminders-list li")
+            assert "call the dentist" in reminder and "tomorrow at 08:00" in reminder, reminder
+            css(browser, "#reminders-list li button")[0].click()
+            wait_for(browser, lambda: visible(browser, "#reminders-empty"))
+            assert css(browser, "#reminders-list li") == []
             wait_for(browser, lambda: len(css(browser, "#devices-list li")) == 2)
             rows = css(browser, "#devices-list li")
             assert sum("(this device)" in row.text for row in rows) == 1

@@ -332,6 +332,7 @@ function receive(frame) {
     "account.deleted": accountDeleted,
     push: showTelling,
     devices: (f) => showDevices(f.devices),
+    reminders: (f) => showReminders(f.items),
     error: showError,
   };
   const handler = handlers[frame.type];
@@ -352,6 +353,7 @@ function welcomed(frame) {
   if (state.view === "key") {
     checking(false);
     send({ type: "account.show" });
+    send({ type: "reminders.list" });
     send({ type: "devices.list" });
   }
   if (state.signOutWhenSent && !state.unsent.size) signOutHere();
@@ -816,6 +818,35 @@ function accountDeleted(frame) {
   askToSignIn("", frame.text);
 }
 
+// Reminders: what Violet will remind the person of, or do for them, and when (in her words and
+// their time), each of which can be cancelled. They are set by telling Violet.
+
+function showReminders(reminders) {
+  const list = el("reminders-list");
+  list.replaceChildren();
+  el("reminders-empty").hidden = reminders.length > 0;
+  for (const reminder of reminders) {
+    const item = document.createElement("li");
+    const words = document.createElement("span");
+    words.textContent = reminder.text;
+    const when = document.createElement("span");
+    when.className = "help";
+    when.textContent = ` ${reminder.when}`;
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.textContent = "Cancel";
+    cancel.setAttribute("aria-label", `Cancel: ${reminder.text}`);
+    cancel.addEventListener("click", () => {
+      el("reminders-problem").textContent = "";
+      if (!send({ type: "reminders.cancel", reminder: reminder.reminder })) {
+        el("reminders-problem").textContent = NOT_CONNECTED;
+      }
+    });
+    item.append(words, when, " ", cancel);
+    list.append(item);
+  }
+}
+
 // Devices: where the person is signed in, each of which can be signed out. Signing out this one
 // forgets everything this browser keeps for them: their sign-in, the messages not yet sent
 // (offered to be sent first), and this browser's name for itself.
@@ -1189,7 +1220,9 @@ function show(view) {
     el("download-state").textContent = "";
     el("sign-out-confirm").hidden = true;
     el("devices-problem").textContent = "";
+    el("reminders-problem").textContent = "";
     send({ type: "account.show" });
+    send({ type: "reminders.list" });
     send({ type: "devices.list" });
     el("key-title").focus();
   } else {

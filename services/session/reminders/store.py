@@ -92,14 +92,14 @@ class TooMany(Exception):
 
 class Reminders:
     def __init__(self, database: Database, clock: Clock = utc_now) -> None:
-        self._database = database
+        self.database = database  # also where the person's zone is read with their reminders
         self._clock = clock
 
     def now(self) -> datetime:
         return self._clock()
 
     async def open(self, conversation_id: str) -> list[Reminder]:
-        return await self._database.run(open_on, conversation_id)
+        return await self.database.run(open_on, conversation_id)
 
     async def add(
         self,
@@ -114,7 +114,7 @@ class Reminders:
         now = self._clock()
         first = schedule.first(now)
         reminder = Reminder(PREFIX + secrets.token_hex(4), text, work, schedule, first)
-        async with self._database() as tx, tx.begin():
+        async with self.database() as tx, tx.begin():
             count = await tx.scalar(_OPEN_COUNT, {"conversation": conversation_id})
             if int(count or 0) >= MOST_OPEN:
                 raise TooMany
@@ -143,7 +143,7 @@ class Reminders:
     ) -> Reminder | None:
         """Cancels one open reminder of the conversation (ids of others are never found); the
         cancelled reminder, or None. Work already started goes on."""
-        async with self._database() as tx, tx.begin():
+        async with self.database() as tx, tx.begin():
             row = (
                 await tx.execute(
                     select(reminders)
@@ -174,13 +174,13 @@ class Reminders:
             .order_by(func.coalesce(reminders.c.work_owed_at, reminders.c.next_at))
             .limit(most)
         )
-        async with self._database() as db:
+        async with self.database() as db:
             rows = await across_people(db, "session_due_reminders", fallback, moment=now, most=most)
         return [Due(row.id, row.conversation_id, row.person) for row in rows]
 
     async def fire(self, due: Due) -> Fired:
         """Fires the reminder's occurrence due now, once across replicas (see the module)."""
-        return await self._database.run(self._fire_on, due, self._clock())
+        return await self.database.run(self._fire_on, due, self._clock())
 
     def _fire_on(self, connection: Connection, due: Due, now: datetime) -> Fired:
         row = connection.execute(select(reminders).where(reminders.c.id == due.id)).first()
