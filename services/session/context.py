@@ -12,12 +12,24 @@ reads every answer right after its question.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from session.pins import Pin, render
 from session.transcript import Message
 from violet.models.cache import cached_system, cached_through_last
 from violet.models.messages import ContentBlock, ModelMessage, Role, TextBlock
-from violet.models.tools import SUMMARY_HEADING, UPDATE_PREFIX, headed, memory_note, now_note
+from violet.models.tools import (
+    SUMMARY_HEADING,
+    UPDATE_PREFIX,
+    headed,
+    memory_note,
+    now_note,
+    said_at,
+)
+from violet.zones import local_moment, spoken
+
+# A person's message after this long a quiet carries its date (`model_messages`).
+QUIET = timedelta(days=1)
 
 SYSTEM_PROMPT = """You are Violet, a personal assistant for people who are not developers: \
 teenagers, busy parents, anyone who wants to say what they need and get it done. You and the \
@@ -26,9 +38,12 @@ person's own language. Never mention how you work inside: no tools, systems, ses
 identifiers or models. When you need to ask the person several things, ask them as a short \
 list, one question per line, rather than in a paragraph.
 
-When the person asks for something that takes work (looking things up, plans, reminders, \
+When the person asks for something that takes work (looking things up, plans, \
 calculations, writing, sending), hand it over with start_work and tell them you are on it; the \
 result comes back to you later as an update, which you then pass on in your own words. When \
+they ask to be reminded of something, or for work at a later time or on a schedule ("every \
+morning at 7, look up ..."), set it with set_reminder and tell them the time it gives back; \
+list_reminders and cancel_reminder show and cancel them. When \
 you promise to do something later, record it with record_promise, and mark it with \
 keep_promise once it is done. When an item below waits for the person's answer and they give \
 it, pass it on with answer_approval.
@@ -57,11 +72,13 @@ def main_prompt(
     told: Sequence[str] = (),
     memory_checked: bool = True,
     now: str = "",
+    zone: str | None = None,
 ) -> tuple[list[TextBlock], list[ModelMessage]]:
     """(system, messages) of a main call; `update` is a work update being told; `told` are
     told records recalled (`told_line`s); `memory_checked` is false when memory could not be
     asked this turn; `now` is the person's local date and time (`violet.zones.spoken`), after
-    the last breakpoint, so it changes nothing the cache keeps."""
+    the last breakpoint, so it changes nothing the cache keeps; `zone`: the person's time
+    zone, for the dates of messages after a day or more of quiet (`model_messages`)."""
     summarised = headed(SUMMARY_HEADING, [summary]) if summary else ""
     system = cached_system(SYSTEM_PROMPT, summarised, render(pinned))
     notes = [
@@ -69,7 +86,8 @@ def main_prompt(
         UPDATE_PREFIX + update if update else "",
         memory_note(list(remembered), checked=memory_checked, told=told),
     ]
-    return system, with_notes(cached_through_last(model_messages(conversation)), notes)
+    turns = model_messages(conversation, zone)
+    return system, with_notes(cached_through_last(turns), notes)
 
 
 def with_notes(turns: list[ModelMessage], notes: Sequence[str]) -> list[ModelMessage]:
@@ -105,15 +123,24 @@ def as_said(live: Sequence[Message], upto: int | None = None) -> list[Message]:
     return said
 
 
-def model_messages(window: Sequence[Message]) -> list[ModelMessage]:
+def model_messages(window: Sequence[Message], zone: str | None = None) -> list[ModelMessage]:
     """The window as Messages API turns: alternating roles, starting with the person, one text
-    block per message, so a message once sent stays the same block in every later call."""
+    block per message, so a message once sent stays the same block in every later call. With
+    `zone`, a message of the person's said a day or more after the one before it opens with its
+    local date and time, so the model knows how long ago what came before was said (Violet's
+    own messages are never marked: the model would copy the mark into its answers)."""
     turns: list[ModelMessage] = []
+    before: Message | None = None
     for message in window:
         role: Role = "user" if message.author == "you" else "assistant"
+        after_quiet = zone is not None and before is not None and message.at - before.at >= QUIET
+        before = message
         if not turns and role == "assistant":
             continue  # a model conversation opens with the person's words
-        block: TextBlock = {"type": "text", "text": message.text}
+        text = message.text
+        if role == "user" and after_quiet and zone is not None:
+            text = said_at(spoken(local_moment(message.at, zone)), text)
+        block: TextBlock = {"type": "text", "text": text}
         same_role = turns[-1]["content"] if turns and turns[-1]["role"] == role else None
         if isinstance(same_role, list):
             same_role.append(block)

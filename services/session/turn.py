@@ -169,6 +169,7 @@ class MainSession:
                 told=recollection.told,
                 memory_checked=checked,
                 now=now,
+                zone=zone,
             )
 
         span = trace.get_current_span()

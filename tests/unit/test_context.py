@@ -3,7 +3,7 @@ for the prompt cache."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from session.context import SUMMARY_HEADING, SYSTEM_PROMPT, as_said, main_prompt, model_messages
 from session.pins import Pin
@@ -16,6 +16,7 @@ from violet.models.tools import (
     NOW_HEADING,
     PINNED_HEADING,
     UPDATE_PREFIX,
+    without_said_at,
 )
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -155,3 +156,49 @@ async def test_the_offline_model_takes_the_time_note_for_no_words_of_the_person(
         tier="main", system=system, messages=messages, tools=MAIN_TOOLS, person="ana"
     )
     assert "Lisbon" not in reply.text and "December" not in reply.text
+
+
+def test_a_persons_message_after_a_day_of_quiet_carries_its_local_date_and_violets_never():
+    def at(days: float, seq: int, author: str, text: str) -> Message:
+        moment = AT + timedelta(days=days)
+        if author == "you":
+            return Message(seq, "you", text, moment, client_id=f'"{seq}"')
+        return Message(seq, "violet", text, moment)
+
+    window = [
+        at(0, 1, "you", "my dog is called Rex"),
+        at(0.01, 2, "you", "and he is five"),
+        at(2, 3, "violet", "Reminder (09:00): walk Rex"),  # told after two days: not marked
+        at(2.01, 4, "you", "done, thanks"),
+        at(5, 5, "you", "I'm back"),
+    ]
+    said = [
+        block["text"]
+        for turn in model_messages(window, "Pacific/Auckland")
+        for block in turn["content"]
+    ]
+    assert said[:4] == [
+        "my dog is called Rex",
+        "and he is five",
+        "Reminder (09:00): walk Rex",
+        "done, thanks",
+    ]
+    assert said[4] == "[Tuesday 6 January 2026, 13:00 (Pacific/Auckland)] I'm back"
+    assert without_said_at(said[4]) == "I'm back"
+    # Without a zone (the benchmarks), or for the same window again: the same blocks.
+    assert [b["text"] for turn in model_messages(window) for b in turn["content"]][4] == "I'm back"
+    assert model_messages(window, "Pacific/Auckland") == model_messages(window, "Pacific/Auckland")
+
+
+async def test_the_offline_model_reads_a_dated_message_as_the_persons_own_words():
+    stale = Message(1, "you", "my dog is called Rex", AT, client_id='"1"')
+    answer = Message(2, "violet", "Thanks, I'll remember that.", AT, reply_to='"1"')
+    fresh = Message(3, "you", "what is my dog called?", AT + timedelta(days=3), client_id='"3"')
+    system, messages = main_prompt(
+        "", [], [stale, answer, fresh], remembered=["My dog is called Rex"], now=NOW, zone="UTC"
+    )
+    assert messages[-1]["content"][0]["text"].startswith("[Sunday 4 January 2026")
+    reply = await OfflineModelClient(ledger=UsageLedger()).reply(
+        tier="main", system=system, messages=messages, tools=MAIN_TOOLS, person="ana"
+    )
+    assert "Rex" in reply.text

@@ -128,7 +128,7 @@ def person_language(messages: list[ModelMessage]) -> str:
     """The language of the person's own words in the conversation: update notes, memory notes
     and tool results are not theirs."""
     said = [
-        _UPDATE_SPLIT.split(block["text"])[0]
+        _UPDATE_SPLIT.split(t.without_said_at(block["text"]))[0]
         for message in messages
         if message["role"] == "user"
         for block in _blocks(message)
@@ -151,12 +151,12 @@ def last_turn(messages: list[ModelMessage]) -> Turn:
         return Turn(text="")
     content = messages[-1].get("content")
     if isinstance(content, str):
-        return Turn(text=content)
+        return Turn(text=t.without_said_at(content))
     blocks = [b for b in content or [] if isinstance(b, dict) and not t.is_memory_note(b)]
     results_end = max(
         (i for i, b in enumerate(blocks) if b.get("type") == "tool_result"), default=-1
     )
-    after = block_text(blocks[results_end + 1 :])
+    after = t.without_said_at(block_text(blocks[results_end + 1 :]))
     if results_end < 0 or after.strip():
         return Turn(text=after)
     results = {

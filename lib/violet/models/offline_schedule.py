@@ -203,8 +203,8 @@ def person_words(messages: list[ModelMessage]) -> str:
             continue
         content = message["content"]
         if isinstance(content, str):
-            return content
+            return t.without_said_at(content)
         said = [b for b in content if b["type"] == "text" and not t.is_memory_note(b)]
         if said:
-            return block_text(said)
+            return t.without_said_at(block_text(said))
     return ""

@@ -317,6 +317,20 @@ def memory_unchecked(text: str) -> bool:
     return MEMORY_UNCHECKED in section(text, MEMORY_HEADING)
 
 
+# The mark opening a person's message said after a day or more of quiet: its local date and time.
+_SAID_AT = re.compile(r"^\[[^\[\]\n]{0,80}\d{4}, \d{2}:\d{2} \([^()\n]{1,64}\)\] ")
+
+
+def said_at(spoken: str, text: str) -> str:
+    """A person's message marked with when it was said (`violet.zones.spoken`)."""
+    return f"[{spoken}] {text}"
+
+
+def without_said_at(text: str) -> str:
+    """A person's message without its `said_at` mark, as they wrote it."""
+    return _SAID_AT.sub("", text, count=1)
+
+
 def now_note(spoken: str) -> str:
     """The note telling the main model the person's local date and time (`violet.zones`)."""
     return headed(NOW_HEADING, [spoken])
