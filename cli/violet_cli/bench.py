@@ -314,6 +314,26 @@ def _idle(data_dir: Path, out_dir: Path) -> Measured:
     return Measured(bench_load.render_idle(found), {"idle_core_share": shares})
 
 
+def _reminders(data_dir: Path, out_dir: Path) -> Measured:
+    from violet_cli import bench_reminders
+
+    found = bench_reminders.measure_reminders()
+    summary = {
+        "pending": found.pending,
+        "session_cpu_ms_per_idle_minute": {
+            "without": round(found.session_ms_per_minute(found.idle_without)),
+            "with": round(found.session_ms_per_minute(found.idle_with)),
+        },
+        "due_to_told_ms": {
+            "p50": round(found.delays.percentile(50)),
+            "p99": round(found.delays.percentile(99)),
+        },
+        "told": found.told,
+        "due": found.due,
+    }
+    return Measured(bench_reminders.render_reminders(found), {"reminders": summary})
+
+
 def _first(data_dir: Path, out_dir: Path) -> Measured:
     from violet_cli import bench_first
 
@@ -378,6 +398,7 @@ SECTIONS = (
     Section("burst", "## Bursts", _burst),
     Section("cpu", "## CPU per turn", _cpu),
     Section("idle", "## Idle cost", _idle),
+    Section("reminders", "## Reminders", _reminders),
     Section("first", "## First answers", _first),
     Section("economy", "## Context economy", _economy),
     Section("calls", "## Model calls per turn", _calls),

@@ -69,6 +69,13 @@ EVERY_INTERVAL = {
     "fr": "toutes les {interval}",
     "de": "alle {interval}",
 }
+EVERY_HOUR = {
+    "en": "every hour",
+    "pt": "a cada hora",
+    "es": "cada hora",
+    "fr": "toutes les heures",
+    "de": "jede Stunde",
+}
 # Any other recurrence: when it next comes.
 REPEATING = {
     "en": "repeatedly, next {when}",
@@ -162,7 +169,11 @@ def recurrence(repeat: str, following: datetime, today: date, language: str = EN
     time = clock_time(following)
     if frequency in ("MINUTELY", "HOURLY") and not parts and not days:
         unit = timedelta(minutes=interval) if frequency == "MINUTELY" else timedelta(hours=interval)
-        span = format_timedelta(unit, locale=_locale(language), threshold=10)
+        if unit == timedelta(hours=1):
+            return phrase(EVERY_HOUR, language)
+        # Whole hours in hours ("every 2 hours"), anything else in minutes ("every 90 minutes").
+        whole_hours = unit % timedelta(hours=1) == timedelta(0)
+        span = format_timedelta(unit, locale=_locale(language), threshold=1 if whole_hours else 10)
         return phrase(EVERY_INTERVAL, language).format(interval=span)
     if interval == 1 and not parts and frequency == "DAILY" and not days:
         return phrase(EVERY_DAY, language).format(time=time)

@@ -213,12 +213,6 @@ def test_a_refused_time_is_told_with_why_in_the_persons_language(words: str, tol
     assert the_text(blocks) == told
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="offline_schedule._days_of gives any rule without BYDAY (FREQ=DAILY too) the weekday "
-    "of its next occurrence, so a daily reminder next due on a Monday, listed first, is cancelled "
-    "for 'the Monday one' instead of the reminder that repeats on Mondays",
-)
 def test_the_monday_one_is_the_one_that_repeats_on_mondays_not_a_daily_one() -> None:
     pills = t.reminder_item("r_pills", "take my pills", False, "2026-12-07T07:00", "FREQ=DAILY")
     call = the_call(answer(answered("stop the Monday one", listed(pills, BINS))))

@@ -169,11 +169,15 @@ def _meant(asked: str, found: list[JsonObject]) -> JsonObject | None:
 
 
 def _days_of(reminder: JsonObject) -> set[str]:
+    """The weekdays a reminder comes on: a weekly rule's, a one-off's own; none for a rule that
+    comes every day or more often."""
     repeat = str(reminder.get("repeat", "")).upper()
-    found = set(re.findall(r"\b(MO|TU|WE|TH|FR|SA|SU)\b", repeat.split("BYDAY=")[-1]))
-    if not found and reminder.get("next"):
-        found.add(list(_WEEKDAYS.values())[_local(reminder).weekday()])
-    return found
+    if repeat:
+        days = repeat.split("BYDAY=")[1].split(";")[0] if "BYDAY=" in repeat else ""
+        return set(re.findall(r"\b(MO|TU|WE|TH|FR|SA|SU)\b", days))
+    if reminder.get("next"):
+        return {list(_WEEKDAYS.values())[_local(reminder).weekday()]}
+    return set()
 
 
 def _when(reminder: JsonObject, today: date, language: str) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, bindparam, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, union_all, update
 from sqlalchemy.engine import Connection
 
 from session.reminders.times import Schedule, TimeRefused
@@ -142,7 +142,8 @@ class Reminders:
         also: Callable[[Session], Awaitable[None]] | None = None,
     ) -> Reminder | None:
         """Cancels one open reminder of the conversation (ids of others are never found); the
-        cancelled reminder, or None. Work already started goes on."""
+        cancelled reminder, or None. Work already with the worker goes on; work fired but not
+        yet handed over is dropped."""
         async with self.database() as tx, tx.begin():
             row = (
                 await tx.execute(
@@ -157,26 +158,36 @@ class Reminders:
             await tx.execute(
                 update(reminders)
                 .where(reminders.c.id == reminder_id)
-                .values(next_at=None, cancelled_at=self._clock())
+                .values(next_at=None, work_owed_at=None, cancelled_at=self._clock())
             )
             if also is not None:
                 await also(tx)
             return _reminder(row)
 
     async def due(self, most: int) -> list[Due]:
-        """Reminders with an occurrence due now, or scheduled work owed, soonest first."""
+        """Reminders with an occurrence due now, or scheduled work owed, soonest first. Two
+        indexed reads joined, not one with OR: with thousands pending, each look reads only the
+        few due."""
         now = self._clock()
-        owed = or_(reminders.c.next_at <= now, reminders.c.work_owed_at.is_not(None))
+        whose = select(reminders.c.id, reminders.c.conversation_id, conversations.c.person).join(
+            conversations, conversations.c.id == reminders.c.conversation_id
+        )
+        occurring = whose.add_columns(reminders.c.next_at.label("at")).where(
+            reminders.c.next_at <= now
+        )
+        owed = whose.add_columns(reminders.c.work_owed_at.label("at")).where(
+            reminders.c.work_owed_at.is_not(None)
+        )
+        both = union_all(occurring, owed).subquery()
         fallback = (
-            select(reminders.c.id, reminders.c.conversation_id, conversations.c.person)
-            .join(conversations, conversations.c.id == reminders.c.conversation_id)
-            .where(owed)
-            .order_by(func.coalesce(reminders.c.work_owed_at, reminders.c.next_at))
-            .limit(most)
+            select(both.c.id, both.c.conversation_id, both.c.person).order_by(both.c.at).limit(most)
         )
         async with self.database() as db:
             rows = await across_people(db, "session_due_reminders", fallback, moment=now, most=most)
-        return [Due(row.id, row.conversation_id, row.person) for row in rows]
+        seen: dict[str, Due] = {}
+        for row in rows:  # a reminder both due and owed work comes once
+            seen.setdefault(row.id, Due(row.id, row.conversation_id, row.person))
+        return list(seen.values())
 
     async def fire(self, due: Due) -> Fired:
         """Fires the reminder's occurrence due now, once across replicas (see the module)."""

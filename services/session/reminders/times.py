@@ -92,7 +92,7 @@ class Schedule:
 def schedule(at: str, zone: str, repeat: str = "") -> Schedule:
     """The schedule a model asked for, checked: a well-formed local date-time that exists on
     the calendar, and a recurrence no more often than every 15 minutes."""
-    found = Schedule(_local(at), zone, _rule_text(repeat))
+    found = Schedule(_local(at), zone, _rule_text(repeat, zone))
     if found.recurring:
         _often_enough(found)
     return found
@@ -108,11 +108,16 @@ def _local(at: str) -> datetime:
         raise TimeRefused("impossible") from None
 
 
-def _rule_text(repeat: str) -> str:
+def _rule_text(repeat: str, zone: str) -> str:
     text = repeat.strip().removeprefix("RRULE:").upper()
     if not text:
         return ""
     parts = dict(part.partition("=")[::2] for part in text.split(";") if part)
+    if parts.get("UNTIL", "").endswith("Z"):
+        parts["UNTIL"] = _wall_until(parts["UNTIL"], zone)
+        text = ";".join(f"{name}={value}" for name, value in parts.items())
+    if not parts.get("INTERVAL", "1").isdigit() or parts.get("INTERVAL") == "0":
+        raise TimeRefused("unreadable")
     if parts.get("FREQ") == "SECONDLY":
         raise TimeRefused("too_often")
     if parts.get("FREQ") not in _FREQUENCIES:
@@ -126,8 +131,21 @@ def _rule_text(repeat: str) -> str:
     return text
 
 
+def _wall_until(until: str, zone: str) -> str:
+    """An end given in UTC ("20271231T230000Z") as the zone's wall time, as a rule whose times
+    are wall times needs it."""
+    try:
+        moment = datetime.strptime(until, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        raise TimeRefused("unreadable") from None
+    return moment.astimezone(ZoneInfo(zone)).strftime("%Y%m%dT%H%M%S")
+
+
 def _often_enough(found: Schedule) -> None:
-    occurrences = list(islice(found._rule(), GAPS_CHECKED))
+    try:
+        occurrences = list(islice(found._rule(), GAPS_CHECKED))
+    except ValueError:  # dateutil reads some rules it cannot follow (a negative INTERVAL)
+        raise TimeRefused("unreadable") from None
     if not occurrences:
         raise TimeRefused("never")
     gaps = (later - earlier for earlier, later in zip(occurrences, occurrences[1:], strict=False))

@@ -52,10 +52,13 @@ def upgrade() -> None:
         "moment timestamptz, most integer",
         "id varchar, conversation_id varchar, person varchar",
         """
-        SELECT r.id, r.conversation_id, c.person FROM reminders AS r
-        JOIN conversations AS c ON c.id = r.conversation_id
-        WHERE r.next_at <= moment OR r.work_owed_at IS NOT NULL
-        ORDER BY LEAST(r.next_at, r.work_owed_at) LIMIT most
+        SELECT d.id, d.conversation_id, c.person FROM (
+            SELECT id, conversation_id, next_at AS at FROM reminders WHERE next_at <= moment
+            UNION ALL
+            SELECT id, conversation_id, work_owed_at FROM reminders
+            WHERE work_owed_at IS NOT NULL
+        ) AS d JOIN conversations AS c ON c.id = d.conversation_id
+        ORDER BY d.at LIMIT most
         """,
     )
 
