@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> None:
         default="",
         metavar="NAMES",
         help="run only these sections, comma-separated (turns, load, goals, burst, cpu, idle, "
-        "first, economy, calls, routing, recall, memory, trust, sandboxes); the others keep their "
-        "part of benchmarks.md. Default: all",
+        "reminders, first, economy, calls, routing, recall, memory, trust, sandboxes); the others "
+        "keep their part of benchmarks.md. Default: all",
     )
 
     args = parser.parse_args(argv)

@@ -111,6 +111,11 @@ async def test_reminders_fire_once_at_the_persons_time_across_a_crash(
         assert "water the plants" not in listed and "pick up Sam" in listed, listed
         said = (await phone.ask("remind me sometime to call the bank"))["text"]
         assert "When should I remind you?" in said, said
+        # Times that make no reminder get a plain answer, and nothing is stored.
+        said = (await phone.ask("remind me on February 30 at 9 to pay the rent"))["text"]
+        assert "does not exist on the calendar" in said, said
+        said = (await phone.ask("remind me every 5 minutes to drink water"))["text"]
+        assert "at most every 15 minutes" in said, said
 
         laptop, _ = await Device.open(stack.live_url, stack.token(bo), tz=LOS_ANGELES)
         mum = clock(base, ON_TIME, LOS_ANGELES)
@@ -154,6 +159,7 @@ async def test_reminders_fire_once_at_the_persons_time_across_a_crash(
         seen = await history(stack, ana, AUCKLAND)
         assert len(told(seen, "pick up Sam")) == 1 and len(told(seen, "take my pills")) == 1
         assert told(seen, "water the plants") == []
+        assert told(seen, "pay the rent") == [] and told(seen, "drink water") == []
         seen = await history(stack, bo, LOS_ANGELES)
         [reminded] = told(seen, "call Mum")
         [result] = told(seen, "10:42")
