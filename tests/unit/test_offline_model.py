@@ -113,7 +113,6 @@ async def work(client: OfflineModelClient, request: str, result: str, **options:
         "check my flight status",
         "research electric bikes",
         "plan a weekend in Rome",
-        "remind me to call mum on Sunday",
         "fetch https://example.org",
         "calculate 17 * 23",
         "write a note about the dentist: call on Monday",
