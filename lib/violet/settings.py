@@ -96,6 +96,11 @@ class CommonSettings(BaseSettings):
         default=True,
         description="Whether people without a key of their own use ANTHROPIC_API_KEY.",
     )
+    people_bring_keys: bool = Field(
+        default=True,
+        description="Whether people may add their own Anthropic key through the page and "
+        "violet chat; the operator's `violet person key set` works either way.",
+    )
     key_encryption_keys: str = Field(
         default="",
         repr=False,

@@ -35,7 +35,7 @@ OUTGOING_KEYS: dict[str, frozenset[str]] = {
     "documents": frozenset({"type", "items"}),
     "document": frozenset({"type", "name", "title", "text"}),
     "error": frozenset({"type", "code", "text"}),
-    "account": frozenset({"type", "key", "ending", "month_usd", "text", "note"}),
+    "account": frozenset({"type", "key", "ending", "month_usd", "text", "note", "own_keys"}),
     "account.deleted": frozenset({"type", "text"}),
     "push": frozenset({"type", "key", "on", "previews"}),
     "devices": frozenset({"type", "devices"}),

@@ -547,6 +547,8 @@ class LiveEndpoint:
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
                 raise FrameError("bad_frame", phrases.NOT_A_KEY) from None
+            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                raise FrameError("bad_frame", phrases.KEYS_NOT_HERE) from None
             raise FrameError("unavailable", phrases.ACCOUNT_AWAY) from None
         await device.send(
             frames.outgoing(
@@ -556,6 +558,7 @@ class LiveEndpoint:
                 month_usd=round(account.month_usd, 4),
                 text=account.text,
                 note=account.refused,
+                own_keys=account.own_keys,
             )
         )
 

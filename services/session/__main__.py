@@ -234,6 +234,7 @@ def account_rules(settings: SessionSettings) -> AccountRules:
         day_usd=settings.budget_day_usd,
         month_usd=settings.budget_month_usd,
         warn_share=settings.budget_warn_share,
+        people_bring_keys=settings.people_bring_keys,
     )
 
 

@@ -66,6 +66,16 @@ class AccountRules:
     day_usd: float = 0.0  # 0: no limit
     month_usd: float = 0.0
     warn_share: float = 0.8
+    people_bring_keys: bool = True
+
+    @property
+    def own_keys(self) -> str:
+        """What the person's own key is to them: "needed" (the operator has a key but does not
+        share it), "optional" (the operator's key, or without one the built-in offline model,
+        serves them) or "off" (people bring no keys here)."""
+        if not self.people_bring_keys:
+            return "off"
+        return "needed" if self.operator_key and not self.operator_shared else "optional"
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,7 @@ class Accounts:
         self._standing = standing
         self._keyring = keyring
         self._rules = rules
+        self.own_keys = rules.own_keys
         self._check = check
         self._clock = clock
         # People found with nothing to tell, and when: asked again only after `quiet_s`, so a

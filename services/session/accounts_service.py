@@ -32,13 +32,16 @@ MAX_KEY_CHARS = 500
 LanguageOf = Callable[[str], Awaitable[str]]
 
 
-def reply_of(view: AccountView, language: str, refused: str = "") -> accounts_pb2.AccountReply:
+def reply_of(
+    view: AccountView, language: str, refused: str = "", *, own_keys: str
+) -> accounts_pb2.AccountReply:
     return accounts_pb2.AccountReply(
         key=view.key,
         ending=view.ending,
         month_usd=round(view.month_usd, 6),
         text=state_phrase(view.key, view.ending, view.month_usd, language),
         refused=refused,
+        own_keys=own_keys,
     )
 
 
@@ -54,10 +57,10 @@ async def _set(
     try:
         view = await accounts.set_key(person, key)
     except KeyNotKept as not_kept:
-        return reply_of(
-            await accounts.view(person), language, not_kept_phrase(not_kept.reason, language)
-        )
-    return reply_of(view, language)
+        refused = not_kept_phrase(not_kept.reason, language)
+        view = await accounts.view(person)
+        return reply_of(view, language, refused, own_keys=accounts.own_keys)
+    return reply_of(view, language, own_keys=accounts.own_keys)
 
 
 class AccountsService(accounts_pb2_grpc.AccountsServicer):
@@ -123,10 +126,13 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
         context: grpc.aio.ServicerContext,
     ) -> accounts_pb2.AccountReply:
         person = await self._served(context)
+        if self._accounts.own_keys == "off":
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "people bring no keys here")
         language = await self._language_of(person)
         if not request.key.strip():
             view = await self._accounts.view(person)
-            return reply_of(view, language, not_kept_phrase("empty", language))
+            refused = not_kept_phrase("empty", language)
+            return reply_of(view, language, refused, own_keys=self._accounts.own_keys)
         key = await _key_of(request.key, context)
         return await _set(self._accounts, person, key, language)
 
@@ -137,10 +143,12 @@ class AccountsService(accounts_pb2_grpc.AccountsServicer):
     ) -> accounts_pb2.AccountReply:
         person = await self._served(context)
         view = await self._accounts.remove_key(person)
-        return reply_of(view, await self._language_of(person))
+        return reply_of(view, await self._language_of(person), own_keys=self._accounts.own_keys)
 
     async def _show(self, person: str) -> accounts_pb2.AccountReply:
-        return reply_of(await self._accounts.view(person), await self._language_of(person))
+        view = await self._accounts.view(person)
+        language = await self._language_of(person)
+        return reply_of(view, language, own_keys=self._accounts.own_keys)
 
 
 class OperatorService(accounts_pb2_grpc.OperatorServicer):
@@ -177,7 +185,8 @@ class OperatorService(accounts_pb2_grpc.OperatorServicer):
     ) -> accounts_pb2.AccountReply:
         person = await self._person(request.person, context)
         with acting_for(person):
-            return reply_of(await self._accounts.remove_key(person), "en")
+            view = await self._accounts.remove_key(person)
+            return reply_of(view, "en", own_keys=self._accounts.own_keys)
 
     async def SetBudget(
         self,

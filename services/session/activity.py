@@ -1,5 +1,7 @@
 """The one activity line every device of the person shows while Violet works: passed on to the
-replicas that follow the conversation, never stored."""
+replicas that follow the conversation, never stored. A line is 2 to 7 words (in Chinese, Japanese
+and Korean, a short phrase). Registers: formal in fr, de, ru, tr, id, hi, ja, ko; as to a friend
+in pt, es, it, nl, pl, vi, zh; ar in Modern Standard Arabic; Violet feminine where marked."""
 
 from __future__ import annotations
 
@@ -18,6 +20,18 @@ THINKING = {
     "es": "Lo estoy pensando",
     "fr": "Je réfléchis",
     "de": "Ich denke nach",
+    "it": "Ci sto pensando",
+    "nl": "Ik denk erover na",
+    "pl": "Zastanawiam się",
+    "tr": "Bir düşüneyim",
+    "id": "Sedang memikirkannya",
+    "vi": "Để mình nghĩ đã",
+    "ru": "Думаю над этим",
+    "ar": "أفكّر في الأمر",
+    "hi": "सोच रही हूँ",
+    "zh": "我想一想",
+    "ja": "考えています",
+    "ko": "생각하고 있어요",
 }
 # A quick answer needs no line; one that takes longer than this shows one.
 SHOWN_AFTER_S = 1.0

@@ -6,6 +6,9 @@ approvals first, then promises, then work, the newest of each kind first. Every 
 open promises; a promise still open after `OVERDUE_AFTER_FOLDS` folds, or one that no longer
 fits the block, is overdue: Violet asks the person about it (see `session.fold`), and only then does
 it leave the block. No pin is ever deleted; a closed one keeps its row.
+
+CHECK_IN's registers: formal in fr, de, ru, tr, id, hi, ja, ko; as to a friend in pt, es, it, nl,
+pl, vi, zh; ar in Modern Standard Arabic. The promise stays in plain double quotes everywhere.
 """
 
 from __future__ import annotations
@@ -170,6 +173,19 @@ CHECK_IN = {
     "es": 'Aún te debo esto de antes: "{promise}". ¿Todavía quieres que lo haga?',
     "fr": 'Je vous dois encore ceci : "{promise}". Voulez-vous toujours que je le fasse ?',
     "de": 'Das schulde ich Ihnen noch: "{promise}". Soll ich es noch erledigen?',
+    "it": 'Ti devo ancora questa cosa di prima: "{promise}". Vuoi ancora che la faccia?',
+    "nl": 'Dit moet ik nog voor je doen: "{promise}". Wil je nog steeds dat ik het doe?',
+    "pl": 'Wciąż jestem ci to winna: "{promise}". Czy nadal chcesz, żebym to zrobiła?',
+    "tr": 'Daha önce söz verdiğim bir şey hâlâ bekliyor: "{promise}". Hâlâ yapmamı ister misiniz?',
+    "id": 'Ada janji saya yang belum saya tepati: "{promise}". Apakah Anda masih ingin saya '
+    "mengerjakannya?",
+    "vi": 'Mình vẫn còn nợ bạn việc này từ trước: "{promise}". Bạn còn muốn mình làm không?',
+    "ru": 'Я всё ещё должна вам вот это: "{promise}". Вы по-прежнему хотите, чтобы я это сделала?',
+    "ar": 'ما زلتُ مدينةً لك بهذا الوعد: "{promise}". هل ما زال يهمّك أن أقوم به؟',
+    "hi": 'पहले का यह काम मुझ पर अब भी बाकी है: "{promise}"। क्या मैं इसे अब भी करूँ?',
+    "zh": '我之前答应你的这件事还没做："{promise}"。你还希望我去做吗？',
+    "ja": '以前お約束したことが、まだ済んでいません："{promise}"。今でもご希望ですか？',
+    "ko": '전에 약속드린 일이 아직 남아 있어요: "{promise}". 지금도 해 드릴까요?',
 }
 
 

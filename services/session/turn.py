@@ -46,6 +46,21 @@ APOLOGY = {
     "es": "Perdona, no he podido pensarlo ahora. ¿Puedes repetirlo en un momento?",
     "fr": "Désolée, je n'ai pas pu y réfléchir. Pouvez-vous le redire dans un instant ?",
     "de": "Entschuldigung, das ging gerade nicht. Sagen Sie es bitte gleich noch einmal?",
+    "it": "Scusa, non sono riuscita a pensarci bene proprio ora. Puoi ripetermelo tra un momento?",
+    "nl": "Sorry, ik kon er nu even niet goed over nadenken. Kun je het zo nog eens zeggen?",
+    "pl": "Przepraszam, nie udało mi się teraz tego przemyśleć. Możesz za chwilę napisać to "
+    "jeszcze raz?",
+    "tr": "Kusura bakmayın, bunu şu anda düşünüp toparlayamadım. Birazdan tekrar söyleyebilir "
+    "misiniz?",
+    "id": "Maaf, saya belum bisa memikirkannya sekarang. Bisa Anda ulangi sebentar lagi?",
+    "vi": "Xin lỗi, lúc này mình chưa suy nghĩ kỹ được. Lát nữa bạn nói lại giúp mình nhé?",
+    "ru": "Простите, сейчас у меня не получилось это обдумать. Можете повторить чуть позже?",
+    "ar": "عذرًا، لم أتمكن من التفكير في ذلك الآن. هل يمكنك إعادته بعد قليل؟",
+    "hi": "माफ़ कीजिए, मैं अभी इस पर ठीक से सोच नहीं पाई। कृपया थोड़ी देर में इसे फिर से कहें।",
+    "zh": "抱歉，我刚才没能想清楚。你过一会儿再说一遍好吗？",
+    "ja": "すみません、今はうまく考えられませんでした。少ししてから、"
+    "もう一度言っていただけますか？",
+    "ko": "죄송해요, 지금은 제대로 생각하지 못했어요. 잠시 후에 다시 말해 주실래요?",
 }
 DECLINED = {
     "en": "I'm sorry, I can't help with that one. Is there something else I can do for you?",
@@ -53,6 +68,18 @@ DECLINED = {
     "es": "Lo siento, no puedo ayudarte con eso. ¿Puedo ayudarte con otra cosa?",
     "fr": "Désolée, je ne peux pas vous aider pour cela. Puis-je faire autre chose pour vous ?",
     "de": "Tut mir leid, dabei kann ich nicht helfen. Kann ich sonst etwas für Sie tun?",
+    "it": "Mi dispiace, con questo non posso aiutarti. C'è qualcos'altro che posso fare per te?",
+    "nl": "Sorry, hiermee kan ik je niet helpen. Kan ik iets anders voor je doen?",
+    "pl": "Przykro mi, w tym nie mogę pomóc. Czy mogę zrobić dla ciebie coś innego?",
+    "tr": "Üzgünüm, bu konuda yardımcı olamam. Sizin için yapabileceğim başka bir şey var mı?",
+    "id": "Maaf, saya tidak bisa membantu untuk yang satu ini. Ada hal lain yang bisa saya bantu?",
+    "vi": "Xin lỗi, việc này mình không giúp được. Mình có thể giúp bạn việc gì khác không?",
+    "ru": "Простите, с этим я помочь не могу. Могу ли я сделать для вас что-нибудь другое?",
+    "ar": "آسفة، لا أستطيع المساعدة في هذا. هل هناك شيء آخر يمكنني فعله من أجلك؟",
+    "hi": "माफ़ कीजिए, मैं इसमें मदद नहीं कर सकती। क्या मैं आपके लिए कुछ और कर सकती हूँ?",
+    "zh": "抱歉，这件事我帮不上忙。还有什么别的我可以帮你的吗？",
+    "ja": "申し訳ありませんが、これはお手伝いできません。ほかに何かできることはありますか？",
+    "ko": "죄송해요, 그건 도와드릴 수 없어요. 다른 도울 일이 있을까요?",
 }
 CUT_SHORT = {
     "en": "That's as far as I got for now: ask me to go on and I'll continue.",
@@ -60,6 +87,18 @@ CUT_SHORT = {
     "es": "Hasta aquí he llegado por ahora: pídeme que siga y continúo.",
     "fr": "Je me suis arrêtée là pour l'instant : demandez-moi de continuer et je reprends.",
     "de": "Weiter bin ich gerade nicht gekommen: Sagen Sie mir, dass ich weitermachen soll.",
+    "it": "Per ora sono arrivata fin qui: chiedimi di andare avanti e continuo.",
+    "nl": "Tot hier ben ik nu gekomen: vraag me om verder te gaan, dan ga ik door.",
+    "pl": "Na razie tyle zdążyłam: poproś, a napiszę dalej.",
+    "tr": "Şimdilik buraya kadar gelebildim: devam etmemi isterseniz sürdürürüm.",
+    "id": "Sampai di sini dulu untuk sekarang: minta saya lanjut, nanti saya teruskan.",
+    "vi": "Tạm thời mình chỉ làm được đến đây: bạn bảo mình làm tiếp là mình sẽ tiếp tục.",
+    "ru": "Пока я дошла только досюда: попросите, и я продолжу.",
+    "ar": "هذا ما وصلتُ إليه حتى الآن، وسأكمل إذا طلبت مني ذلك.",
+    "hi": "अभी के लिए मैं यहीं तक पहुँच पाई: आगे बढ़ने को कहें, तो मैं जारी रखूँगी।",
+    "zh": "我暂时先写到这里：想让我继续的话，跟我说一声就行。",
+    "ja": "ひとまずここまでです。「続けて」と言っていただければ、続きをお伝えします。",
+    "ko": "지금은 여기까지예요. 계속하라고 하시면 이어서 할게요.",
 }
 # Rounds of tool calls in one turn before Violet must answer in words.
 MAX_TOOL_ROUNDS = 4

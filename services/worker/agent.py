@@ -54,6 +54,18 @@ STARTING = {
     "es": "Mirándolo ahora",
     "fr": "Je regarde ça",
     "de": "Ich sehe mir das an",
+    "it": "Ci do un'occhiata",
+    "nl": "Ik zoek het uit",
+    "pl": "Już się tym zajmuję",
+    "tr": "Hemen bakıyorum",
+    "id": "Sedang saya periksa",
+    "vi": "Để mình xem",
+    "ru": "Сейчас посмотрю",
+    "ar": "أبحث في الأمر",
+    "hi": "अभी देखती हूँ",
+    "zh": "我来看看",
+    "ja": "調べています",
+    "ko": "알아보고 있어요",
 }
 GAVE_UP = {
     "en": "I couldn't finish this: it needs more work than I can do for one request. "
@@ -66,6 +78,30 @@ GAVE_UP = {
     "seule demande. Pouvez-vous la faire par parties ?",
     "de": "Das konnte ich nicht fertigstellen: Es ist mehr Arbeit, als ich für eine Anfrage "
     "tun kann. Können Sie es in Teilen anfragen?",
+    "it": "Non sono riuscita a finire: richiede più lavoro di quanto io possa fare per una sola "
+    "richiesta. Puoi chiedermelo una parte alla volta?",
+    "nl": "Dit kreeg ik niet af: het is meer werk dan ik voor één verzoek kan doen. Kun je het in "
+    "delen vragen, één stuk per keer?",
+    "pl": "Nie udało mi się tego skończyć: to więcej pracy, niż mogę wykonać w ramach jednej "
+    "prośby. Możesz poprosić o to po kawałku?",
+    "tr": "Bunu bitiremedim: tek bir istek için yapabileceğimden fazla iş gerektiriyor. Her "
+    "seferinde bir bölümünü isteyebilir misiniz?",
+    "id": "Saya tidak bisa menyelesaikan ini: pekerjaannya lebih banyak daripada yang bisa saya "
+    "kerjakan dalam satu permintaan. Bisakah Anda memintanya sebagian demi sebagian?",
+    "vi": "Mình chưa làm xong việc này: nó cần nhiều công sức hơn mức mình làm được cho một yêu "
+    "cầu. Bạn nhờ mình từng phần một được không?",
+    "ru": "Я не смогла это закончить: здесь больше работы, чем я могу сделать за одну просьбу. "
+    "Можете попросить об этом по частям?",
+    "ar": "لم أتمكن من إنهاء هذا: يحتاج إلى عمل أكثر مما أستطيع إنجازه في طلب واحد. هل يمكن طلبه "
+    "جزءًا جزءًا؟",
+    "hi": "मैं इसे पूरा नहीं कर पाई: इसमें इतना काम है जितना मैं एक अनुरोध में नहीं कर सकती। क्या "
+    "हम इसे एक-एक हिस्से में करें?",
+    "zh": "这件事我没能做完：它需要的工作量超出了一次请求能完成的范围。"
+    "你可以一次只让我做其中一部分吗？",
+    "ja": "これは最後までできませんでした。一つのご依頼で私ができる量を超えています。"
+    "一部分ずつ頼んでいただけますか？",
+    "ko": "이건 끝내지 못했어요. 한 번의 요청으로 제가 할 수 있는 것보다 일이 많아요. 한 부분씩 "
+    "나눠서 부탁해 주실래요?",
 }
 DECLINED = {
     "en": "I can't help with this one, so I left it.",
@@ -73,6 +109,18 @@ DECLINED = {
     "es": "No puedo ayudar con esto, así que lo he dejado.",
     "fr": "Je ne peux pas aider pour cela, alors je l'ai laissé.",
     "de": "Dabei kann ich nicht helfen, deshalb habe ich es gelassen.",
+    "it": "Con questo non posso aiutarti, quindi l'ho lasciato stare.",
+    "nl": "Hiermee kan ik niet helpen, dus ik heb het laten rusten.",
+    "pl": "W tym nie mogę pomóc, więc to zostawiłam.",
+    "tr": "Bu konuda yardımcı olamam, bu yüzden olduğu gibi bıraktım.",
+    "id": "Saya tidak bisa membantu yang ini, jadi saya biarkan saja.",
+    "vi": "Việc này mình không giúp được nên mình để nguyên.",
+    "ru": "С этим я помочь не могу, поэтому оставила как есть.",
+    "ar": "لا أستطيع المساعدة في هذا، لذلك تركته كما هو.",
+    "hi": "मैं इसमें मदद नहीं कर सकती, इसलिए मैंने इसे छोड़ दिया।",
+    "zh": "这件事我帮不上忙，所以先放着没动。",
+    "ja": "これはお手伝いできないため、そのままにしました。",
+    "ko": "이건 도와드릴 수 없어서 그대로 두었어요.",
 }
 FINISHED = {
     "en": "That's finished.",
@@ -80,6 +128,18 @@ FINISHED = {
     "es": "Ya está hecho.",
     "fr": "C'est fait.",
     "de": "Das ist erledigt.",
+    "it": "Ecco fatto.",
+    "nl": "Dat is klaar.",
+    "pl": "Gotowe.",
+    "tr": "Tamamlandı.",
+    "id": "Sudah selesai.",
+    "vi": "Xong rồi.",
+    "ru": "Готово.",
+    "ar": "تمّ ذلك.",
+    "hi": "काम पूरा हो गया।",
+    "zh": "完成了。",
+    "ja": "完了しました。",
+    "ko": "끝났어요.",
 }
 MODEL_FAILED = {
     "en": "I couldn't finish this just now. Please ask again in a little while.",
@@ -87,6 +147,18 @@ MODEL_FAILED = {
     "es": "No he podido terminarlo ahora. Pídemelo de nuevo dentro de un rato.",
     "fr": "Je n'ai pas pu finir pour l'instant. Redemandez-moi dans un moment.",
     "de": "Das konnte ich gerade nicht fertigstellen. Fragen Sie bitte gleich noch einmal.",
+    "it": "Non sono riuscita a finire proprio ora. Richiedimelo tra un po'.",
+    "nl": "Dit kreeg ik nu even niet af. Vraag het over een tijdje nog eens.",
+    "pl": "Nie udało mi się teraz tego skończyć. Poproś jeszcze raz za jakiś czas.",
+    "tr": "Bunu şu anda bitiremedim. Lütfen biraz sonra tekrar isteyin.",
+    "id": "Saya belum bisa menyelesaikan ini sekarang. Silakan minta lagi nanti.",
+    "vi": "Lúc này mình chưa làm xong được. Lát nữa bạn nhờ lại nhé.",
+    "ru": "Сейчас у меня не получилось это закончить. Попросите ещё раз чуть позже.",
+    "ar": "لم أتمكن من إنهاء هذا الآن. يُرجى الطلب مرة أخرى بعد قليل.",
+    "hi": "मैं अभी इसे पूरा नहीं कर पाई। कृपया थोड़ी देर बाद फिर से कहें।",
+    "zh": "我现在没能做完。请过一会儿再让我试试。",
+    "ja": "今は最後までできませんでした。少し時間をおいて、もう一度頼んでください。",
+    "ko": "지금은 끝내지 못했어요. 조금 뒤에 다시 부탁해 주세요.",
 }
 # What the person is told when a request could not be done, in any of their languages.
 _TOLD_FAILURES = frozenset(

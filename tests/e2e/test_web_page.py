@@ -18,12 +18,14 @@ import pytest
 import websockets
 from websockets.sync.client import connect
 
+from gateway.phrases import KEYS_NOT_HERE
 from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
 from tests.support.oidc import AUDIENCE, DOMAIN, LocalIssuer
 from tests.support.stack import SERVICES, running_stack
 from tests.support.waiting import eventually_blocking
 from violet.identity import issue_token
+from violet.models.offline_phrases import ASKED, FRIENDLY
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -179,6 +181,16 @@ def test_a_person_chats_and_forgets_a_fact_in_the_browser(browser: Any, tmp_path
         wait_for(browser, lambda: css(browser, ".memories li") == [])
         assert "Nothing remembered yet" in css(browser, "#memory-note")[0].text
 
+        # Arabic is shown right to left, answered in Arabic; English beside it stays left to right.
+        answer = say(browser, "مرحبا، كيف حالك اليوم؟")
+        assert answer in ASKED["ar"] + FRIENDLY["ar"], answer
+        direction = "return getComputedStyle(arguments[0]).direction"
+        *_, theirs, hers = css(browser, ".messages li .text")
+        assert browser.execute_script(direction, theirs) == "rtl"
+        assert browser.execute_script(direction, hers) == "rtl"
+        first = css(browser, ".messages .from-you .text")[0]
+        assert browser.execute_script(direction, first) == "ltr"
+
         # The code is kept: a reload opens the whole history without signing in again.
         browser.refresh()
         wait_for(browser, lambda: len(css(browser, ".messages li")) >= 2)
@@ -331,6 +343,9 @@ def test_a_person_uses_their_own_anthropic_key_and_removes_it_in_the_browser(
 
         css(browser, "#show-key")[0].click()
         wait_for(browser, lambda: "no Anthropic key" in key_state(browser))
+        # Nobody needs a key here: the key part is an option, after everything else.
+        assert parts_of_you(browser)[-1] == "Pay for Violet with your own Anthropic account"
+        assert "You don't need this" in css(browser, "#own-key-why")[0].text
         assert "This month" not in key_state(browser)
         assert not css(browser, "#key-note")[0].is_displayed()
         assert not css(browser, "#remove-key")[0].is_enabled()
@@ -360,6 +375,51 @@ def test_a_person_uses_their_own_anthropic_key_and_removes_it_in_the_browser(
         css(browser, "#remove-yes")[0].click()
         wait_for(browser, lambda: "no Anthropic key" in key_state(browser))
         assert "This month" not in key_state(browser)
+
+
+def parts_of_you(driver: Any) -> list[str]:
+    """The titles of the "You" page's parts that show, in order."""
+    titles = css(driver, "#key h3")
+    return [title.text for title in titles if title.is_displayed()]
+
+
+@pytest.mark.parametrize(
+    ("setting", "first"),
+    [
+        # The operator's key serves nobody: people need their own, and are told so first.
+        ({"VIOLET_OPERATOR_KEY_SHARED": "false", "ANTHROPIC_API_KEY": "sk-ant-operator"}, True),
+        # People bring no keys here: there is no key part at all.
+        ({"VIOLET_PEOPLE_BRING_KEYS": "false"}, False),
+    ],
+)
+def test_the_sign_in_speaks_to_a_person_and_the_key_part_follows_the_operators_choice(
+    browser: Any, tmp_path: Path, setting: dict[str, str], first: bool
+) -> None:
+    with running_stack(tmp_path / "home", "sqlite", env=setting) as stack:
+        browser.get(stack.http_url + "/")
+        help_text = wait_for(browser, lambda: visible(browser, "#code-help")).text
+        assert "Ask the person who runs Violet for your sign-in code" in help_text
+        assert "violet token" not in browser.find_element("css selector", "#sign-in").text
+        sign_in(browser, stack.token("ada"))
+        css(browser, "#show-key")[0].click()
+        wait_for(browser, lambda: "Your devices" in parts_of_you(browser))
+        if first:
+            wait_for(browser, lambda: parts_of_you(browser)[0] == "Your Anthropic key")
+            assert "add a key of your own" in css(browser, "#own-key-why")[0].text
+        else:
+            shown = "return document.getElementById('key-state').textContent"
+            wait_for(browser, lambda: browser.execute_script(shown))  # the account frame came
+            assert "Your Anthropic key" not in parts_of_you(browser)
+            assert not css(browser, "#own-key")[0].is_displayed()
+            # A device that sends a key anyway is told why, and nothing is kept.
+            with connect(stack.live_url) as socket:
+                socket.send(json.dumps({"type": "hello", "token": stack.token("ada"), "since": 0}))
+                socket.send(json.dumps({"type": "key.set", "key": "sk-ant-mine-Zz99"}))
+                frame = json.loads(socket.recv(timeout=WAIT_S))
+                while frame["type"] != "error":
+                    frame = json.loads(socket.recv(timeout=WAIT_S))
+            assert frame == {"type": "error", "code": "bad_frame", "text": KEYS_NOT_HERE["en"]}
+            assert stack.rows("session", "SELECT 1 FROM person_keys") == []
 
 
 def hello_is_refused(live_url: str, token: str) -> int | None:

@@ -73,7 +73,7 @@ def test_the_day_and_time_are_the_persons_wall_clock() -> None:
 
 
 def test_an_unknown_language_is_told_in_english() -> None:
-    said = reminder_words("x", DUE, DUE + timedelta(minutes=25), LISBON, "nl")
+    said = reminder_words("x", DUE, DUE + timedelta(minutes=25), LISBON, "sw")
     assert said == "Reminder (17:00, 25 minutes late, sorry): x"
 
 

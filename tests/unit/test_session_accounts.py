@@ -603,3 +603,19 @@ async def spent_today(place: Place) -> float:
                 )
             )
     return float(spent or 0.0)
+
+
+@pytest.mark.parametrize(
+    ("rules", "own_keys"),
+    [
+        (AccountRules(operator_key=True, operator_shared=True), "optional"),
+        (AccountRules(operator_key=False, operator_shared=True), "optional"),  # the built-in
+        (AccountRules(operator_key=True, operator_shared=False), "needed"),
+        (AccountRules(operator_key=True, operator_shared=False, people_bring_keys=False), "off"),
+        (AccountRules(operator_key=False, operator_shared=False, people_bring_keys=False), "off"),
+    ],
+)
+def test_what_a_key_of_their_own_is_to_people_follows_the_operators_choice(
+    rules: AccountRules, own_keys: str
+) -> None:
+    assert rules.own_keys == own_keys

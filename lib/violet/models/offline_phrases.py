@@ -1,7 +1,13 @@
 """The offline model's fixed phrases, in each language Violet follows (`violet.language`).
 
 French and German address the person formally (vous, Sie); Portuguese and Spanish as a friend
-would (você, tú).
+would (você, tú). Italian, Dutch and Polish are informal too (tu, je, ty); Turkish is polite
+(siz); Indonesian polite (Anda, Violet saying saya); Vietnamese says bạn (Violet saying mình);
+Russian вы; Arabic is Modern Standard Arabic, kept clear of the second-person forms that would
+guess the person's gender; Hindi आप; Chinese simplified, 你; Japanese polite です/ます; Korean
+polite 해요체. Violet is a woman: where a language marks the speaker's gender (Italian and
+French adjectives, Polish and Russian past tenses, Hindi verbs, Arabic adjectives) she speaks of
+herself in the feminine.
 """
 
 from __future__ import annotations
@@ -12,6 +18,18 @@ ON_IT = {
     "es": "Me pongo con ello: te aviso en cuanto esté listo.",
     "fr": "Je m'en occupe : je vous préviens dès que c'est fait.",
     "de": "Ich kümmere mich darum und sage Ihnen Bescheid, sobald es fertig ist.",
+    "it": "Ci penso io: ti faccio sapere appena ho finito.",
+    "nl": "Ik ga ermee aan de slag: ik laat het je weten zodra het klaar is.",
+    "pl": "Już się tym zajmuję: dam ci znać, jak tylko skończę.",
+    "tr": "Hemen ilgileniyorum: biter bitmez size haber vereceğim.",
+    "id": "Saya kerjakan sekarang: nanti saya kabari begitu selesai.",
+    "vi": "Mình làm ngay đây: xong là mình báo bạn liền.",
+    "ru": "Уже занимаюсь: сообщу вам, как только будет готово.",
+    "ar": "سأتولى الأمر الآن، وسأخبرك فور الانتهاء منه.",
+    "hi": "मैं इस पर काम कर रही हूँ: जैसे ही हो जाएगा, आपको बता दूँगी।",
+    "zh": "我这就去办，办好了马上告诉你。",
+    "ja": "承知しました。終わったらすぐにお知らせしますね。",
+    "ko": "바로 할게요. 끝나는 대로 알려 드릴게요.",
 }
 FRIENDLY = {
     "en": (
@@ -49,6 +67,90 @@ FRIENDLY = {
         "In Ordnung. Wenn ich etwas nachschlagen soll, fragen Sie einfach.",
         "Verstehe. Was beschäftigt Sie sonst noch?",
     ),
+    "it": (
+        "Grazie di avermelo detto. Posso fare qualcosa per te?",
+        "Sono qui ogni volta che ti serve. Dimmi pure cosa ti piacerebbe.",
+        "Che bello sentirti! Dimmi se posso aiutarti con qualcosa.",
+        "D'accordo. Se vuoi che cerchi qualcosa, basta chiedere.",
+        "Capisco. Cos'altro hai in mente?",
+    ),
+    "nl": (
+        "Bedankt dat je het me vertelt. Kan ik iets voor je doen?",
+        "Ik ben er wanneer je me nodig hebt. Zeg maar wat je wilt.",
+        "Leuk om van je te horen! Laat maar weten als ik ergens mee kan helpen.",
+        "Oké. Als je wilt dat ik iets opzoek, vraag het gewoon.",
+        "Ik snap het. Wat houdt je verder nog bezig?",
+    ),
+    "pl": (
+        "Dzięki, że mi o tym mówisz. Mogę coś dla ciebie zrobić?",
+        "Jestem tu, kiedy tylko mnie potrzebujesz. Po prostu powiedz, czego chcesz.",
+        "Miło, że się odzywasz! Daj znać, jeśli mogę w czymś pomóc.",
+        "Jasne. Jeśli chcesz, żebym coś sprawdziła, po prostu poproś.",
+        "Rozumiem. Co jeszcze chodzi ci po głowie?",
+    ),
+    "tr": (
+        "Anlattığınız için teşekkürler. Sizin için yapabileceğim bir şey var mı?",
+        "İhtiyacınız olduğunda buradayım. Ne istediğinizi söylemeniz yeterli.",
+        "Sizden haber almak ne güzel! Yardımcı olabileceğim bir şey olursa söyleyin.",
+        "Tamam. Bir şeye bakmamı isterseniz, sadece sorun.",
+        "Anlıyorum. Aklınızda başka ne var?",
+    ),
+    "id": (
+        "Terima kasih sudah bercerita. Ada yang bisa saya bantu?",
+        "Saya ada di sini kapan pun Anda butuhkan. Sampaikan saja apa yang Anda inginkan.",
+        "Senang mendapat kabar dari Anda! Kabari saya kalau ada yang bisa saya bantu.",
+        "Oke. Kalau Anda ingin saya carikan sesuatu, tinggal minta saja.",
+        "Oh, begitu. Ada hal lain yang sedang Anda pikirkan?",
+    ),
+    "vi": (
+        "Cảm ơn bạn đã kể mình nghe. Mình có thể giúp gì cho bạn không?",
+        "Mình luôn ở đây khi bạn cần. Bạn muốn gì cứ nói nhé.",
+        "Vui quá khi nhận được tin bạn! Cần mình giúp gì thì cứ nói nhé.",
+        "Được rồi. Nếu bạn muốn mình tra cứu gì, cứ nhờ mình nhé.",
+        "Mình hiểu rồi. Bạn còn đang nghĩ gì nữa không?",
+    ),
+    "ru": (
+        "Спасибо, что рассказали. Могу я чем-нибудь помочь?",
+        "Я рядом, когда понадоблюсь. Просто скажите, что нужно.",
+        "Рада, что вы написали! Скажите, если могу чем-то помочь.",
+        "Хорошо. Если нужно что-то найти, просто попросите.",
+        "Понимаю. Что ещё у вас на уме?",
+    ),
+    "ar": (
+        "شكرًا لأنك أخبرتني. هل هناك ما يمكنني فعله من أجلك؟",
+        "أنا هنا كلما احتجت إليّ، ويسعدني أن أساعدك في أي شيء.",
+        "سعيدة بالتواصل معك! يسعدني أن أساعدك إن احتجت إلى شيء.",
+        "حسنًا. إن أردت أن أبحث لك عن شيء، فأنا جاهزة.",
+        "فهمت. ما الذي يشغل بالك أيضًا؟",
+    ),
+    "hi": (
+        "बताने के लिए शुक्रिया। क्या मैं आपके लिए कुछ कर सकती हूँ?",
+        "जब भी ज़रूरत हो, मैं यहीं हूँ। बस बताइए, क्या चाहिए।",
+        "आपसे बात करके अच्छा लगा! किसी चीज़ में मदद चाहिए तो बताइए।",
+        "ठीक है। अगर कुछ खोजना हो, तो बस कह दीजिए।",
+        "समझ गई। आपके मन में और क्या चल रहा है?",
+    ),
+    "zh": (
+        "谢谢你告诉我。有什么我能帮你的吗？",
+        "你需要我的时候，我随时都在。想要什么，直接说就好。",
+        "很高兴收到你的消息！有什么需要帮忙的，尽管告诉我。",
+        "好的。如果想让我查点什么，说一声就行。",
+        "明白了。你还在想些什么呢？",
+    ),
+    "ja": (
+        "教えてくださってありがとうございます。何かお手伝いできることはありますか？",
+        "必要なときはいつでもここにいます。ご希望があれば気軽に言ってくださいね。",
+        "ご連絡うれしいです！何かお手伝いできることがあれば教えてください。",
+        "わかりました。何か調べてほしいことがあれば、いつでも言ってください。",
+        "なるほど。ほかに気になっていることはありますか？",
+    ),
+    "ko": (
+        "말씀해 주셔서 고마워요. 제가 도와드릴 일이 있을까요?",
+        "필요할 때면 언제든 여기 있을게요. 원하는 걸 말씀만 하세요.",
+        "연락 주셔서 반가워요! 도울 일이 있으면 알려 주세요.",
+        "알겠어요. 찾아봤으면 하는 게 있으면 편하게 말해 주세요.",
+        "그렇군요. 그 밖에 또 하고 싶은 이야기가 있어요?",
+    ),
 }
 # For a question that is not about the person: never a thank-you.
 ASKED = {
@@ -77,6 +179,66 @@ ASKED = {
         "Gute Frage! Bitten Sie mich, es nachzuschlagen, dann finde ich es für Sie heraus.",
         "Das weiß ich nicht auswendig, aber ich kann es gern für Sie nachschlagen.",
     ),
+    "it": (
+        "Su questo non sono sicura. Se vuoi, chiedimi di cercarlo e lo scopro.",
+        "Bella domanda! Chiedimi di cercarlo e lo scopro per te.",
+        "Così su due piedi non lo so, ma se vuoi posso cercarlo per te.",
+    ),
+    "nl": (
+        "Daar ben ik niet zeker van. Vraag me gerust om het op te zoeken, dan zoek ik het uit.",
+        "Goede vraag! Vraag me om het op te zoeken, dan zoek ik het voor je uit.",
+        "Dat weet ik zo niet uit mijn hoofd, maar ik kan het voor je opzoeken als je wilt.",
+    ),
+    "pl": (
+        "Nie jestem tego pewna. Jeśli chcesz, poproś, żebym to sprawdziła, a się dowiem.",
+        "Dobre pytanie! Poproś, żebym to sprawdziła, a dowiem się tego dla ciebie.",
+        "Nie wiem tego z głowy, ale jeśli chcesz, mogę to dla ciebie sprawdzić.",
+    ),
+    "tr": (
+        "Bundan emin değilim. İsterseniz araştırmamı isteyin, öğreneyim.",
+        "Güzel soru! Araştırmamı isteyin, sizin için öğreneyim.",
+        "Bunu şu an bilmiyorum ama isterseniz sizin için araştırabilirim.",
+    ),
+    "id": (
+        "Saya kurang yakin soal itu. Kalau Anda mau, minta saya mencarinya, nanti saya cari tahu.",
+        "Pertanyaan bagus! Minta saya mencarinya, nanti saya cari tahu untuk Anda.",
+        "Saya tidak tahu jawabannya langsung, tapi saya bisa mencarinya untuk Anda kalau Anda mau.",
+    ),
+    "vi": (
+        "Chuyện này mình không chắc lắm. Nếu bạn muốn, cứ nhờ mình tra cứu, mình sẽ tìm hiểu.",
+        "Câu hỏi hay đó! Bạn cứ nhờ mình tra cứu, mình sẽ tìm hiểu giúp bạn.",
+        "Mình không biết ngay được, nhưng nếu bạn muốn, mình có thể tra cứu giúp bạn.",
+    ),
+    "ru": (
+        "Тут я не уверена. Если хотите, попросите меня поискать, и я всё выясню.",
+        "Хороший вопрос! Попросите меня поискать, и я всё для вас выясню.",
+        "Навскидку не скажу, но если хотите, могу поискать.",
+    ),
+    "ar": (
+        "لست متأكدة من ذلك. إن طلبت مني البحث عنه، فسأعرف الجواب.",
+        "سؤال جيد! إن طلبت مني البحث عنه، فسأعرف الجواب من أجلك.",
+        "لا أعرف ذلك الآن، لكن يمكنني البحث عنه من أجلك إن شئت.",
+    ),
+    "hi": (
+        "इसके बारे में मुझे पक्का नहीं पता। आप चाहें तो मुझसे इसे खोजने को कहिए, मैं पता लगा लूँगी।",
+        "अच्छा सवाल है! मुझसे इसे खोजने को कहिए, मैं आपके लिए पता लगा लूँगी।",
+        "यह मुझे अभी नहीं पता, पर आप चाहें तो मैं आपके लिए खोज सकती हूँ।",
+    ),
+    "zh": (
+        "这个我不太确定。你愿意的话，让我查一下，我来弄清楚。",
+        "好问题！让我查一下，我帮你弄清楚。",
+        "我一时答不上来，不过你想的话，我可以帮你查查。",
+    ),
+    "ja": (
+        "それについてはよくわかりません。よければ調べるよう言ってください。確かめてみます。",
+        "いい質問ですね！調べるよう言っていただければ、確かめてみます。",
+        "すぐにはわかりませんが、よければお調べしますよ。",
+    ),
+    "ko": (
+        "그건 잘 모르겠어요. 원하시면 찾아봐 달라고 해 주세요. 알아볼게요.",
+        "좋은 질문이에요! 찾아봐 달라고 하시면 제가 알아봐 드릴게요.",
+        "당장은 모르겠지만, 원하시면 찾아봐 드릴 수 있어요.",
+    ),
 }
 DONT_KNOW = {
     "en": "I don't know that yet. If you tell me, I'll remember it.",
@@ -84,6 +246,18 @@ DONT_KNOW = {
     "es": "Todavía no lo sé. Si me lo cuentas, lo recordaré.",
     "fr": "Je ne le sais pas encore. Si vous me le dites, je m'en souviendrai.",
     "de": "Das weiß ich noch nicht. Wenn Sie es mir sagen, merke ich es mir.",
+    "it": "Questo ancora non lo so. Se me lo dici, me lo ricorderò.",
+    "nl": "Dat weet ik nog niet. Als je het me vertelt, onthoud ik het.",
+    "pl": "Jeszcze tego nie wiem. Jeśli mi powiesz, zapamiętam.",
+    "tr": "Bunu henüz bilmiyorum. Söylerseniz hatırlarım.",
+    "id": "Saya belum tahu soal itu. Kalau Anda beri tahu, saya akan mengingatnya.",
+    "vi": "Mình chưa biết điều đó. Nếu bạn kể, mình sẽ nhớ.",
+    "ru": "Этого я пока не знаю. Если расскажете, я запомню.",
+    "ar": "لا أعرف ذلك بعد. إن أخبرتني به، فسأتذكره.",
+    "hi": "यह मुझे अभी तक नहीं पता। आप बता दें तो मैं याद रखूँगी।",
+    "zh": "这个我还不知道。你告诉我的话，我会记住的。",
+    "ja": "それはまだわかりません。教えていただければ覚えておきますね。",
+    "ko": "그건 아직 몰라요. 알려 주시면 기억해 둘게요.",
 }
 # Memory could not be checked this turn: not the same as not knowing.
 CANT_CHECK = {
@@ -94,6 +268,21 @@ CANT_CHECK = {
     "Redemandez-moi dans un instant.",
     "de": "Ich kann gerade nicht nachsehen, was ich über Sie weiß. "
     "Fragen Sie mich bitte gleich noch einmal.",
+    "it": "In questo momento non riesco a controllare cosa ricordo di te. "
+    "Richiedimelo tra un attimo.",
+    "nl": "Ik kan nu even niet nakijken wat ik over je weet. Vraag het me zo nog eens.",
+    "pl": "Nie mogę teraz sprawdzić, co o tobie pamiętam. Zapytaj mnie jeszcze raz za chwilę.",
+    "tr": "Şu anda sizinle ilgili hatırladıklarıma bakamıyorum. Lütfen birazdan tekrar sorun.",
+    "id": "Saya belum bisa mengecek apa yang saya ingat tentang Anda sekarang. "
+    "Coba tanya lagi sebentar lagi, ya.",
+    "vi": "Lúc này mình chưa xem lại được những gì mình nhớ về bạn. Bạn hỏi lại sau ít phút nhé.",
+    "ru": "Сейчас я не могу посмотреть, что помню о вас. "
+    "Спросите меня, пожалуйста, ещё раз чуть позже.",
+    "ar": "لا أستطيع الآن مراجعة ما أتذكره عنك. يُرجى السؤال مرة أخرى بعد قليل.",
+    "hi": "अभी मैं यह नहीं देख पा रही कि मुझे आपके बारे में क्या याद है। कृपया थोड़ी देर में फिर से पूछिए।",
+    "zh": "我现在没法查看我记得的关于你的事。请稍后再问我一次。",
+    "ja": "今は覚えている内容を確認できません。少ししてからもう一度聞いてください。",
+    "ko": "지금은 기억하고 있는 내용을 확인할 수 없어요. 잠시 후에 다시 물어봐 주세요.",
 }
 WILL_REMEMBER = {
     "en": "Thanks, I'll remember that.",
@@ -101,6 +290,18 @@ WILL_REMEMBER = {
     "es": "Gracias, lo recordaré.",
     "fr": "Merci, je m'en souviendrai.",
     "de": "Danke, das merke ich mir.",
+    "it": "Grazie, me lo ricorderò.",
+    "nl": "Bedankt, dat onthoud ik.",
+    "pl": "Dzięki, zapamiętam.",
+    "tr": "Teşekkürler, bunu hatırlayacağım.",
+    "id": "Terima kasih, akan saya ingat.",
+    "vi": "Cảm ơn bạn, mình sẽ nhớ.",
+    "ru": "Спасибо, запомню.",
+    "ar": "شكرًا، سأتذكر ذلك.",
+    "hi": "शुक्रिया, मैं यह याद रखूँगी।",
+    "zh": "谢谢，我记住了。",
+    "ja": "ありがとうございます。覚えておきますね。",
+    "ko": "고마워요, 기억해 둘게요.",
 }
 # Followed by the remembered item in quotes.
 REMEMBERED = {
@@ -109,21 +310,59 @@ REMEMBERED = {
     "es": "Esto es lo que recuerdo: ",
     "fr": "Voici ce dont je me souviens : ",
     "de": "Das weiß ich noch: ",
+    "it": "Ecco cosa ricordo: ",
+    "nl": "Dit weet ik nog: ",
+    "pl": "Oto, co pamiętam: ",
+    "tr": "Hatırladığım şu: ",
+    "id": "Ini yang saya ingat: ",
+    "vi": "Đây là điều mình nhớ: ",
+    "ru": "Вот что я помню: ",
+    "ar": "هذا ما أتذكره: ",
+    "hi": "मुझे यह याद है: ",
+    "zh": "我记得的是：",
+    "ja": "覚えているのはこちらです：",
+    "ko": "제가 기억하는 건 이거예요: ",
 }
 # A question about what Violet told: the record quoted with its day, then where it came from.
+# {day} is a date written 2026-11-28.
 TOLD_BEFORE = {
     "en": 'On {day} I told you: "{text}"',
     "pt": 'Em {day} eu disse a você: "{text}"',
     "es": 'El {day} te dije: "{text}"',
     "fr": "Le {day}, je vous ai dit : « {text} »",
     "de": "Am {day} habe ich Ihnen gesagt: „{text}“",
+    "it": "Il {day} ti ho detto: «{text}»",
+    "nl": 'Op {day} zei ik tegen je: "{text}"',
+    "pl": "W dniu {day} powiedziałam ci: „{text}”",
+    "tr": '{day} tarihinde size şunu söyledim: "{text}"',
+    "id": 'Pada {day} saya mengatakan kepada Anda: "{text}"',
+    "vi": 'Ngày {day} mình đã nói với bạn: "{text}"',
+    "ru": "{day} я сказала вам: «{text}»",
+    "ar": "في {day} قلت لك: «{text}»",
+    "hi": '{day} को मैंने आपसे कहा था: "{text}"',
+    "zh": "{day}我跟你说过：“{text}”",
+    "ja": "{day}にこうお伝えしました：「{text}」",
+    "ko": '{day}에 이렇게 말씀드렸어요: "{text}"',
 }
+# {source}: a title in quotes and its address, or an address.
 TOLD_FROM = {
     "en": " That came from {source}.",
     "pt": " Isso veio de {source}.",
     "es": " Eso venía de {source}.",
     "fr": " Cela venait de {source}.",
     "de": " Das stammte von {source}.",
+    "it": " Veniva da {source}.",
+    "nl": " Dat had ik van {source}.",
+    "pl": " Źródło: {source}.",
+    "tr": " Kaynağı: {source}.",
+    "id": " Itu dari {source}.",
+    "vi": " Thông tin đó lấy từ {source}.",
+    "ru": " Источник: {source}.",
+    "ar": " وكان ذلك من {source}.",
+    "hi": " यह {source} से लिया गया था।",
+    "zh": "来源：{source}。",
+    "ja": "出典は{source}です。",
+    "ko": " 출처: {source}.",
 }
 NOT_TOLD = {
     "en": "I can't find that among what I told you. Could you tell me a bit more about it?",
@@ -132,6 +371,20 @@ NOT_TOLD = {
     "fr": "Je ne le retrouve pas dans ce que je vous ai dit. Pouvez-vous m'en dire un peu plus ?",
     "de": "Das finde ich nicht unter dem, was ich Ihnen gesagt habe. "
     "Können Sie mir etwas mehr dazu sagen?",
+    "it": "Non lo trovo tra le cose che ti ho detto. Puoi dirmi qualcosa in più?",
+    "nl": "Ik kan dat niet terugvinden in wat ik je heb verteld. Kun je er iets meer over zeggen?",
+    "pl": "Nie mogę tego znaleźć wśród tego, co ci mówiłam. Możesz powiedzieć coś więcej?",
+    "tr": "Size söylediklerim arasında bunu bulamıyorum. Biraz daha ayrıntı verebilir misiniz?",
+    "id": "Saya tidak menemukannya di antara yang pernah saya sampaikan kepada Anda. "
+    "Bisa Anda ceritakan sedikit lebih banyak?",
+    "vi": "Mình không tìm thấy điều đó trong những gì mình đã nói với bạn. "
+    "Bạn kể thêm một chút được không?",
+    "ru": "Не нахожу этого среди того, что я вам говорила. Расскажете чуть подробнее?",
+    "ar": "لا أجد ذلك فيما قلته لك. هل من تفاصيل أخرى تساعدني؟",
+    "hi": "मैंने आपको जो बताया था, उसमें मुझे यह नहीं मिल रहा। क्या इसके बारे में थोड़ा और बताइएगा?",
+    "zh": "在我跟你说过的内容里找不到这个。能再多说一点吗？",
+    "ja": "これまでお伝えした内容の中には見当たりません。もう少し詳しく教えていただけますか？",
+    "ko": "제가 말씀드린 내용 중에서는 찾을 수 없어요. 조금 더 자세히 알려 주시겠어요?",
 }
 START_FAILED = {
     "en": "I couldn't start on that just now. Please try again in a moment.",
@@ -139,6 +392,18 @@ START_FAILED = {
     "es": "No he podido empezar con eso ahora. Inténtalo de nuevo en un momento.",
     "fr": "Je n'ai pas pu m'y mettre tout de suite. Réessayez dans un instant.",
     "de": "Das konnte ich gerade nicht anfangen. Bitte versuchen Sie es gleich noch einmal.",
+    "it": "Per ora non sono riuscita a cominciare. Riprova tra un attimo.",
+    "nl": "Ik kon daar nu niet mee beginnen. Probeer het zo nog eens.",
+    "pl": "Nie udało mi się teraz tego zacząć. Spróbuj ponownie za chwilę.",
+    "tr": "Şu anda buna başlayamadım. Lütfen birazdan tekrar deneyin.",
+    "id": "Saya belum bisa memulainya sekarang. Coba lagi sebentar lagi, ya.",
+    "vi": "Mình chưa bắt đầu được việc đó. Bạn thử lại sau ít phút nhé.",
+    "ru": "Не получилось сейчас за это взяться. Попробуйте, пожалуйста, ещё раз чуть позже.",
+    "ar": "لم أتمكن من البدء في ذلك الآن. يُرجى المحاولة مرة أخرى بعد قليل.",
+    "hi": "मैं अभी इसे शुरू नहीं कर पाई। कृपया थोड़ी देर में फिर से कोशिश कीजिए।",
+    "zh": "我现在没能开始处理这件事。请稍后再试一次。",
+    "ja": "今は始められませんでした。少ししてからもう一度お試しください。",
+    "ko": "지금은 시작하지 못했어요. 잠시 후에 다시 시도해 주세요.",
 }
 PASS_FAILED = {
     "en": "I couldn't pass that on just now. Please try again.",
@@ -146,6 +411,18 @@ PASS_FAILED = {
     "es": "No he podido transmitirlo ahora. Inténtalo de nuevo.",
     "fr": "Je n'ai pas pu le transmettre pour l'instant. Réessayez.",
     "de": "Das konnte ich gerade nicht weitergeben. Bitte versuchen Sie es noch einmal.",
+    "it": "Per ora non sono riuscita a inoltrarlo. Riprova.",
+    "nl": "Ik kon dat nu niet doorgeven. Probeer het nog eens.",
+    "pl": "Nie udało mi się teraz tego przekazać. Spróbuj jeszcze raz.",
+    "tr": "Şu anda bunu iletemedim. Lütfen tekrar deneyin.",
+    "id": "Saya belum bisa meneruskannya sekarang. Coba lagi, ya.",
+    "vi": "Mình chưa chuyển tiếp được việc đó. Bạn thử lại nhé.",
+    "ru": "Не получилось сейчас это передать. Попробуйте ещё раз.",
+    "ar": "لم أتمكن من تمرير ذلك الآن. يُرجى المحاولة مرة أخرى.",
+    "hi": "मैं अभी इसे आगे नहीं पहुँचा पाई। कृपया फिर से कोशिश कीजिए।",
+    "zh": "我现在没能转达这件事。请再试一次。",
+    "ja": "今はうまく伝えられませんでした。もう一度お試しください。",
+    "ko": "지금은 전달하지 못했어요. 다시 시도해 주세요.",
 }
 GOING_AHEAD = {
     "en": "All right, I'll go ahead.",
@@ -153,6 +430,18 @@ GOING_AHEAD = {
     "es": "De acuerdo, sigo adelante.",
     "fr": "D'accord, j'y vais.",
     "de": "In Ordnung, ich mache weiter.",
+    "it": "D'accordo, vado avanti.",
+    "nl": "Oké, ik ga verder.",
+    "pl": "Dobrze, działam dalej.",
+    "tr": "Tamam, devam ediyorum.",
+    "id": "Oke, saya lanjutkan.",
+    "vi": "Được rồi, mình làm tiếp nhé.",
+    "ru": "Хорошо, продолжаю.",
+    "ar": "حسنًا، سأمضي قدمًا.",
+    "hi": "ठीक है, मैं आगे बढ़ती हूँ।",
+    "zh": "好的，我继续。",
+    "ja": "わかりました。進めますね。",
+    "ko": "알겠어요, 진행할게요.",
 }
 WONT = {
     "en": "All right, I won't.",
@@ -160,6 +449,18 @@ WONT = {
     "es": "De acuerdo, no lo haré.",
     "fr": "D'accord, je ne le ferai pas.",
     "de": "In Ordnung, dann nicht.",
+    "it": "D'accordo, non lo faccio.",
+    "nl": "Oké, dan doe ik het niet.",
+    "pl": "Dobrze, nie zrobię tego.",
+    "tr": "Tamam, yapmıyorum.",
+    "id": "Oke, tidak jadi.",
+    "vi": "Được rồi, mình sẽ không làm.",
+    "ru": "Хорошо, не буду.",
+    "ar": "حسنًا، لن أفعل.",
+    "hi": "ठीक है, नहीं करूँगी।",
+    "zh": "好的，那我就不做了。",
+    "ja": "わかりました。やめておきますね。",
+    "ko": "알겠어요, 안 할게요.",
 }
 TAKEN_CARE_OF = {
     "en": "Good, that's taken care of.",
@@ -167,6 +468,18 @@ TAKEN_CARE_OF = {
     "es": "Bien, eso ya está hecho.",
     "fr": "Bien, c'est réglé.",
     "de": "Gut, das ist erledigt.",
+    "it": "Bene, è sistemato.",
+    "nl": "Mooi, dat is geregeld.",
+    "pl": "Świetnie, załatwione.",
+    "tr": "Güzel, bu iş halloldu.",
+    "id": "Bagus, sudah beres.",
+    "vi": "Tốt quá, việc đó xong rồi.",
+    "ru": "Отлично, с этим разобрались.",
+    "ar": "جيد، تم ذلك.",
+    "hi": "बढ़िया, यह काम हो गया।",
+    "zh": "好，这件事办妥了。",
+    "ja": "よかったです。これで片付きました。",
+    "ko": "좋아요, 처리됐어요.",
 }
 KEEP_IN_MIND = {
     "en": "I'll keep that in mind.",
@@ -174,6 +487,18 @@ KEEP_IN_MIND = {
     "es": "Lo tendré en cuenta.",
     "fr": "Je le garde en tête.",
     "de": "Das behalte ich im Kopf.",
+    "it": "Lo terrò a mente.",
+    "nl": "Ik houd er rekening mee.",
+    "pl": "Będę o tym pamiętać.",
+    "tr": "Bunu aklımda tutacağım.",
+    "id": "Oke, akan saya perhatikan.",
+    "vi": "Mình sẽ lưu ý điều đó.",
+    "ru": "Буду иметь в виду.",
+    "ar": "سأضع ذلك في اعتباري.",
+    "hi": "मैं इसका ध्यान रखूँगी।",
+    "zh": "我会记在心上的。",
+    "ja": "心に留めておきます。",
+    "ko": "염두에 둘게요.",
 }
 ALL_RIGHT = {
     "en": "All right.",
@@ -181,14 +506,40 @@ ALL_RIGHT = {
     "es": "De acuerdo.",
     "fr": "D'accord.",
     "de": "In Ordnung.",
+    "it": "D'accordo.",
+    "nl": "Oké.",
+    "pl": "Dobrze.",
+    "tr": "Tamam.",
+    "id": "Oke.",
+    "vi": "Được rồi.",
+    "ru": "Хорошо.",
+    "ar": "حسنًا.",
+    "hi": "ठीक है।",
+    "zh": "好的。",
+    "ja": "わかりました。",
+    "ko": "알겠어요.",
 }
-# Reminders: {when} is said by `violet.when` ("today at 17:00", "every Monday at 07:30").
+# Reminders: {when} is said by `violet.when` ("today at 17:00", "every Monday at 07:30"), the
+# same words that head each reminder of a list; in Korean, Japanese and Chinese it needs no
+# particle of its own ("30분마다", "30分ごと", "每30分钟").
 REMINDER_SET = {
     "en": "I'll remind you {when}: {text}",
     "pt": "Vou lembrar você {when}: {text}",
     "es": "Te lo recordaré {when}: {text}",
     "fr": "Je vous le rappellerai {when} : {text}",
     "de": "Ich erinnere Sie {when}: {text}",
+    "it": "Te lo ricorderò {when}: {text}",
+    "nl": "Ik herinner je eraan {when}: {text}",
+    "pl": "Przypomnę ci {when}: {text}",
+    "tr": "Tamam, size {when} hatırlatacağım: {text}",
+    "id": "Saya akan mengingatkan Anda {when}: {text}",
+    "vi": "Mình sẽ nhắc bạn {when}: {text}",
+    "ru": "Я напомню вам {when}: {text}",
+    "ar": "سأذكّرك {when}: {text}",
+    "hi": "मैं आपको {when} याद दिला दूँगी: {text}",
+    "zh": "好的，{when}提醒你：{text}",
+    "ja": "{when}にお知らせしますね：{text}",
+    "ko": "{when} 알려 드릴게요: {text}",
 }
 WORK_SCHEDULED = {
     "en": "I'll do it {when}: {text}",
@@ -196,6 +547,18 @@ WORK_SCHEDULED = {
     "es": "Lo haré {when}: {text}",
     "fr": "Je m'en occuperai {when} : {text}",
     "de": "Ich erledige das {when}: {text}",
+    "it": "Lo farò {when}: {text}",
+    "nl": "Ik doe het {when}: {text}",
+    "pl": "Zrobię to {when}: {text}",
+    "tr": "Tamam, bunu {when} yapacağım: {text}",
+    "id": "Saya akan mengerjakannya {when}: {text}",
+    "vi": "Mình sẽ làm việc đó {when}: {text}",
+    "ru": "Я сделаю это {when}: {text}",
+    "ar": "سأقوم بذلك {when}: {text}",
+    "hi": "मैं इसे {when} कर दूँगी: {text}",
+    "zh": "好的，{when}我来办：{text}",
+    "ja": "{when}に対応しますね：{text}",
+    "ko": "{when} 처리해 드릴게요: {text}",
 }
 REMINDER_REFUSED = {
     "en": "I couldn't set that reminder: {why}",
@@ -203,6 +566,18 @@ REMINDER_REFUSED = {
     "es": "No he podido crear ese recordatorio: {why}",
     "fr": "Je n'ai pas pu créer ce rappel : {why}",
     "de": "Diese Erinnerung konnte ich nicht anlegen: {why}",
+    "it": "Non sono riuscita a impostare il promemoria: {why}",
+    "nl": "Ik kon die herinnering niet instellen: {why}",
+    "pl": "Nie udało mi się ustawić tego przypomnienia: {why}",
+    "tr": "Bu hatırlatıcıyı kuramadım: {why}",
+    "id": "Saya tidak bisa memasang pengingat itu: {why}",
+    "vi": "Mình không đặt được lời nhắc đó: {why}",
+    "ru": "Не получилось поставить это напоминание: {why}",
+    "ar": "لم أتمكن من ضبط هذا التذكير: {why}",
+    "hi": "मैं यह रिमाइंडर सेट नहीं कर पाई: {why}",
+    "zh": "这个提醒没能设置好：{why}",
+    "ja": "このリマインダーは設定できませんでした：{why}",
+    "ko": "이 알림은 설정하지 못했어요: {why}",
 }
 ASK_REMINDER_TIME = {
     "en": 'When should I remind you? Tell me a time, like "at 5 pm" or "tomorrow at 8".',
@@ -212,6 +587,18 @@ ASK_REMINDER_TIME = {
         "Quand dois-je vous le rappeler ? Donnez-moi une heure, comme « à 17h » ou « demain à 8h »."
     ),
     "de": "Wann soll ich Sie erinnern? Nennen Sie eine Zeit, etwa „um 17 Uhr“ oder „morgen um 8“.",
+    "it": "Quando te lo ricordo? Dimmi un orario, tipo «alle 17» o «domani alle 8».",
+    "nl": 'Wanneer moet ik je eraan herinneren? Noem een tijd, zoals "om 17:00" of "morgen om 8".',
+    "pl": "Kiedy mam ci przypomnieć? Podaj godzinę, np. „o 17” albo „jutro o 8”.",
+    "tr": 'Ne zaman hatırlatayım? Bir saat söyleyin, örneğin "saat 17\'de" ya da "yarın 8\'de".',
+    "id": 'Kapan saya ingatkan Anda? Sebutkan waktunya, misalnya "jam 5 sore" atau "besok jam 8".',
+    "vi": 'Khi nào mình nhắc bạn? Bạn cho mình một giờ, ví dụ "5 giờ chiều" hoặc "8 giờ sáng mai".',
+    "ru": "Когда вам напомнить? Назовите время, например «в 17:00» или «завтра в 8».",
+    "ar": "متى أذكّرك؟ يكفي ذكر الوقت، مثل «الساعة 5 مساءً» أو «غدًا الساعة 8».",
+    "hi": 'मैं आपको कब याद दिलाऊँ? कोई समय बताइए, जैसे "शाम 5 बजे" या "कल सुबह 8 बजे"।',
+    "zh": "什么时候提醒你？告诉我一个时间，比如“下午5点”或“明天8点”。",
+    "ja": "いつお知らせしましょうか？「午後5時」や「明日の8時」のように時間を教えてください。",
+    "ko": '언제 알려 드릴까요? "오후 5시"나 "내일 8시"처럼 시간을 말해 주세요.',
 }
 ASK_REMINDER_WHAT = {
     "en": "What should I remind you of?",
@@ -219,6 +606,18 @@ ASK_REMINDER_WHAT = {
     "es": "¿Qué quieres que te recuerde?",
     "fr": "De quoi dois-je vous faire penser ?",
     "de": "Woran soll ich Sie erinnern?",
+    "it": "Cosa devo ricordarti?",
+    "nl": "Waaraan moet ik je herinneren?",
+    "pl": "O czym mam ci przypomnieć?",
+    "tr": "Size neyi hatırlatayım?",
+    "id": "Anda ingin saya ingatkan soal apa?",
+    "vi": "Bạn muốn mình nhắc chuyện gì?",
+    "ru": "О чём вам напомнить?",
+    "ar": "بماذا أذكّرك؟",
+    "hi": "मैं आपको क्या याद दिलाऊँ?",
+    "zh": "要提醒你什么呢？",
+    "ja": "何をお知らせしましょうか？",
+    "ko": "무엇을 알려 드릴까요?",
 }
 YOUR_REMINDERS = {
     "en": "Your reminders:",
@@ -226,6 +625,18 @@ YOUR_REMINDERS = {
     "es": "Tus recordatorios:",
     "fr": "Vos rappels :",
     "de": "Ihre Erinnerungen:",
+    "it": "I tuoi promemoria:",
+    "nl": "Je herinneringen:",
+    "pl": "Twoje przypomnienia:",
+    "tr": "Hatırlatıcılarınız:",
+    "id": "Pengingat Anda:",
+    "vi": "Các lời nhắc của bạn:",
+    "ru": "Ваши напоминания:",
+    "ar": "تذكيراتك:",
+    "hi": "आपके रिमाइंडर:",
+    "zh": "你的提醒：",
+    "ja": "リマインダー一覧：",
+    "ko": "알림 목록:",
 }
 NO_REMINDERS = {
     "en": "You have no reminders right now.",
@@ -233,6 +644,18 @@ NO_REMINDERS = {
     "es": "Ahora mismo no tienes recordatorios.",
     "fr": "Vous n'avez aucun rappel pour l'instant.",
     "de": "Sie haben gerade keine Erinnerungen.",
+    "it": "Al momento non hai promemoria.",
+    "nl": "Je hebt op dit moment geen herinneringen.",
+    "pl": "Nie masz teraz żadnych przypomnień.",
+    "tr": "Şu anda hiç hatırlatıcınız yok.",
+    "id": "Saat ini Anda tidak punya pengingat.",
+    "vi": "Hiện bạn chưa có lời nhắc nào.",
+    "ru": "Сейчас у вас нет напоминаний.",
+    "ar": "ليست لديك أي تذكيرات حاليًا.",
+    "hi": "अभी आपका कोई रिमाइंडर नहीं है।",
+    "zh": "你现在没有任何提醒。",
+    "ja": "今はリマインダーがありません。",
+    "ko": "지금은 알림이 없어요.",
 }
 REMINDER_CANCELLED = {
     "en": "Done, I've cancelled it: {text}",
@@ -240,6 +663,18 @@ REMINDER_CANCELLED = {
     "es": "Hecho, lo he cancelado: {text}",
     "fr": "C'est fait, je l'ai annulé : {text}",
     "de": "Erledigt, ich habe sie gelöscht: {text}",
+    "it": "Fatto, l'ho annullato: {text}",
+    "nl": "Klaar, die is geannuleerd: {text}",
+    "pl": "Gotowe, anulowałam: {text}",
+    "tr": "Tamamdır, iptal ettim: {text}",
+    "id": "Beres, sudah saya batalkan: {text}",
+    "vi": "Xong rồi, mình đã hủy: {text}",
+    "ru": "Готово, я его отменила: {text}",
+    "ar": "تم، ألغيته: {text}",
+    "hi": "हो गया, मैंने इसे रद्द कर दिया: {text}",
+    "zh": "好了，已经取消：{text}",
+    "ja": "取り消しました：{text}",
+    "ko": "취소했어요: {text}",
 }
 REMINDER_NOT_FOUND = {
     "en": "I couldn't find that reminder. Ask me what reminders you have to see them all.",
@@ -249,6 +684,24 @@ REMINDER_NOT_FOUND = {
     "de": (
         "Diese Erinnerung habe ich nicht gefunden. Fragen Sie mich, welche Erinnerungen Sie haben."
     ),
+    "it": "Non ho trovato quel promemoria. Chiedimi quali promemoria hai per vederli tutti.",
+    "nl": "Ik kon die herinnering niet vinden. "
+    "Vraag me welke herinneringen je hebt om ze allemaal te zien.",
+    "pl": "Nie znalazłam tego przypomnienia. "
+    "Zapytaj mnie, jakie masz przypomnienia, a pokażę ci wszystkie.",
+    "tr": "Bu hatırlatıcıyı bulamadım. "
+    "Hepsini görmek için bana hangi hatırlatıcılarınız olduğunu sorun.",
+    "id": "Saya tidak menemukan pengingat itu. "
+    "Tanyakan saja pengingat apa yang Anda punya, nanti saya tunjukkan semuanya.",
+    "vi": "Mình không tìm thấy lời nhắc đó. "
+    "Bạn hỏi mình bạn đang có những lời nhắc nào để xem hết nhé.",
+    "ru": "Я не нашла это напоминание. Спросите, какие у вас есть напоминания, и я покажу все.",
+    "ar": "لم أجد هذا التذكير. لرؤية جميع تذكيراتك، يكفي السؤال عنها.",
+    "hi": "मुझे यह रिमाइंडर नहीं मिला। सारे रिमाइंडर देखने के लिए मुझसे पूछिए कि आपके कौन-कौन से रिमाइंडर हैं।",
+    "zh": "没找到这个提醒。问问我你有哪些提醒，就能全部看到。",
+    "ja": "そのリマインダーは見つかりませんでした。"
+    "どんなリマインダーがあるか聞いていただければ、すべてお見せします。",
+    "ko": "그 알림은 찾지 못했어요. 어떤 알림이 있는지 물어보시면 전부 보여 드릴게요.",
 }
 REMINDERS_UNAVAILABLE = {
     "en": "I can't look at your reminders just now. Could you ask again in a moment?",
@@ -258,4 +711,16 @@ REMINDERS_UNAVAILABLE = {
         "Je ne peux pas voir vos rappels pour l'instant. Pouvez-vous redemander dans un instant ?"
     ),
     "de": "Ich kann Ihre Erinnerungen gerade nicht sehen. Fragen Sie bitte gleich noch einmal.",
+    "it": "Ora non riesco a vedere i tuoi promemoria. Puoi richiedermelo tra un attimo?",
+    "nl": "Ik kan je herinneringen nu even niet bekijken. Wil je het zo nog eens vragen?",
+    "pl": "Nie mogę teraz zajrzeć do twoich przypomnień. Możesz zapytać ponownie za chwilę?",
+    "tr": "Şu anda hatırlatıcılarınıza bakamıyorum. Birazdan tekrar sorabilir misiniz?",
+    "id": "Saya belum bisa melihat pengingat Anda sekarang. Bisa Anda tanyakan lagi sebentar lagi?",
+    "vi": "Lúc này mình chưa xem được các lời nhắc của bạn. Bạn hỏi lại sau ít phút được không?",
+    "ru": "Сейчас я не могу посмотреть ваши напоминания. Спросите, пожалуйста, ещё раз чуть позже.",
+    "ar": "لا أستطيع الاطلاع على تذكيراتك الآن. هل يمكن السؤال مرة أخرى بعد قليل؟",
+    "hi": "अभी मैं आपके रिमाइंडर नहीं देख पा रही। कृपया थोड़ी देर में फिर से पूछिए।",
+    "zh": "我现在没法查看你的提醒。能稍后再问一次吗？",
+    "ja": "今はリマインダーを確認できません。少ししてからもう一度聞いていただけますか？",
+    "ko": "지금은 알림을 확인할 수 없어요. 잠시 후에 다시 물어봐 주시겠어요?",
 }

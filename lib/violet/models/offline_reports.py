@@ -3,7 +3,16 @@ work session made, or what failed and why. Each is a template; the names in brac
 with the quoted material (a title, a sentence, an address), which keeps its own words.
 
 French and German address the person formally (vous, Sie); Portuguese and Spanish as a friend
-would (você, tú).
+would (você, tú). Italian, Dutch and Polish are informal too (tu, je, ty); Turkish is polite
+(siz); Indonesian polite (Anda, Violet saying saya); Vietnamese says bạn (Violet saying mình);
+Russian вы; Arabic is Modern Standard Arabic, kept clear of the second-person forms that would
+guess the person's gender; Hindi आप; Chinese simplified, 你; Japanese polite です/ます; Korean
+polite 해요체. Violet is a woman: where a language marks the speaker's gender (Italian past
+participles, Polish and Russian past tenses, Hindi verbs) she speaks of herself in the feminine.
+
+The other work sessions of the person are, in each language, one word: pedido, petición,
+demande, Anfrage, richiesta, opdracht, zadanie, talep, permintaan, yêu cầu, задача, طلب, काम,
+任务, 依頼, 요청.
 """
 
 from __future__ import annotations
@@ -18,6 +27,18 @@ FINISHED: Template = {
     "es": "Listo, ya está hecho.",
     "fr": "C'est terminé.",
     "de": "Das ist erledigt.",
+    "it": "Ecco, ho finito.",
+    "nl": "Dat is klaar.",
+    "pl": "Gotowe.",
+    "tr": "Bu iş tamamlandı.",
+    "id": "Sudah selesai.",
+    "vi": "Xong rồi.",
+    "ru": "Готово.",
+    "ar": "تم الانتهاء.",
+    "hi": "यह काम पूरा हो गया।",
+    "zh": "已经完成了。",
+    "ja": "完了しました。",
+    "ko": "다 끝났어요.",
 }
 NO_RESULT: Template = {
     "en": "I couldn't finish that: no result came back.",
@@ -25,6 +46,18 @@ NO_RESULT: Template = {
     "es": "No pude terminar eso: no llegó ningún resultado.",
     "fr": "Je n'ai pas pu terminer : aucun résultat n'est revenu.",
     "de": "Das konnte ich nicht abschließen: Es kam kein Ergebnis zurück.",
+    "it": "Non sono riuscita a finire: non è arrivato nessun risultato.",
+    "nl": "Ik kon het niet afmaken: er kwam geen resultaat terug.",
+    "pl": "Nie udało mi się tego dokończyć: nie przyszedł żaden wynik.",
+    "tr": "Bunu tamamlayamadım: hiçbir sonuç gelmedi.",
+    "id": "Saya tidak bisa menyelesaikannya: tidak ada hasil yang kembali.",
+    "vi": "Mình chưa làm xong được: không nhận được kết quả nào.",
+    "ru": "Не получилось закончить: результат так и не пришёл.",
+    "ar": "لم أتمكن من إنهاء ذلك: لم تصل أي نتيجة.",
+    "hi": "मैं इसे पूरा नहीं कर पाई: कोई नतीजा वापस नहीं आया।",
+    "zh": "没能完成：没有收到任何结果。",
+    "ja": "完了できませんでした：結果が返ってきませんでした。",
+    "ko": "끝내지 못했어요: 결과가 돌아오지 않았어요.",
 }
 DID_NOT_WORK: Template = {
     "en": "That didn't work: {why}",
@@ -32,6 +65,18 @@ DID_NOT_WORK: Template = {
     "es": "No funcionó: {why}",
     "fr": "Cela n'a pas marché : {why}",
     "de": "Das hat nicht geklappt: {why}",
+    "it": "Non ha funzionato: {why}",
+    "nl": "Dat is niet gelukt: {why}",
+    "pl": "Nie udało się: {why}",
+    "tr": "Maalesef olmadı: {why}",
+    "id": "Tidak berhasil: {why}",
+    "vi": "Không được rồi: {why}",
+    "ru": "Не получилось: {why}",
+    "ar": "لم ينجح ذلك: {why}",
+    "hi": "यह नहीं हो पाया: {why}",
+    "zh": "没成功：{why}",
+    "ja": "うまくいきませんでした：{why}",
+    "ko": "잘 안 됐어요: {why}",
 }
 
 PAGE_SAYS: Template = {
@@ -40,6 +85,18 @@ PAGE_SAYS: Template = {
     "es": 'La página "{title}" dice: {sentence}',
     "fr": "La page « {title} » dit : {sentence}",
     "de": "Auf der Seite „{title}“ steht: {sentence}",
+    "it": "La pagina «{title}» dice: {sentence}",
+    "nl": 'Op de pagina "{title}" staat: {sentence}',
+    "pl": "Na stronie „{title}” jest napisane: {sentence}",
+    "tr": '"{title}" sayfasında şöyle yazıyor: {sentence}',
+    "id": 'Halaman "{title}" menyebutkan: {sentence}',
+    "vi": 'Trang "{title}" viết: {sentence}',
+    "ru": "На странице «{title}» написано: {sentence}",
+    "ar": "تقول الصفحة «{title}»: {sentence}",
+    "hi": 'पेज "{title}" पर लिखा है: {sentence}',
+    "zh": "页面“{title}”上写着：{sentence}",
+    "ja": "ページ「{title}」にはこう書かれています：{sentence}",
+    "ko": '"{title}" 페이지에는 이렇게 나와 있어요: {sentence}',
 }
 UNTITLED_PAGE_SAYS: Template = {
     "en": "The page at {url} says: {sentence}",
@@ -47,6 +104,18 @@ UNTITLED_PAGE_SAYS: Template = {
     "es": "La página de {url} dice: {sentence}",
     "fr": "La page {url} dit : {sentence}",
     "de": "Auf der Seite {url} steht: {sentence}",
+    "it": "La pagina {url} dice: {sentence}",
+    "nl": "Op de pagina {url} staat: {sentence}",
+    "pl": "Na stronie {url} jest napisane: {sentence}",
+    "tr": "{url} adresindeki sayfada şöyle yazıyor: {sentence}",
+    "id": "Halaman di {url} menyebutkan: {sentence}",
+    "vi": "Trang {url} viết: {sentence}",
+    "ru": "На странице {url} написано: {sentence}",
+    "ar": "تقول الصفحة على {url}: {sentence}",
+    "hi": "{url} वाले पेज पर लिखा है: {sentence}",
+    "zh": "{url} 页面上写着：{sentence}",
+    "ja": "{url} のページにはこう書かれています：{sentence}",
+    "ko": "{url} 페이지에는 이렇게 나와 있어요: {sentence}",
 }
 PAGE_EMPTY: Template = {
     "en": 'The page "{title}" has no text.',
@@ -54,6 +123,18 @@ PAGE_EMPTY: Template = {
     "es": 'La página "{title}" no tiene texto.',
     "fr": "La page « {title} » ne contient pas de texte.",
     "de": "Die Seite „{title}“ enthält keinen Text.",
+    "it": "La pagina «{title}» non contiene testo.",
+    "nl": 'De pagina "{title}" bevat geen tekst.',
+    "pl": "Strona „{title}” nie zawiera tekstu.",
+    "tr": '"{title}" sayfasında hiç metin yok.',
+    "id": 'Halaman "{title}" tidak berisi teks.',
+    "vi": 'Trang "{title}" không có văn bản nào.',
+    "ru": "На странице «{title}» нет текста.",
+    "ar": "لا يوجد نص في الصفحة «{title}».",
+    "hi": 'पेज "{title}" पर कोई टेक्स्ट नहीं है।',
+    "zh": "页面“{title}”上没有文字。",
+    "ja": "ページ「{title}」には文章がありません。",
+    "ko": '"{title}" 페이지에는 글이 없어요.',
 }
 UNTITLED_PAGE_EMPTY: Template = {
     "en": "The page at {url} has no text.",
@@ -61,6 +142,18 @@ UNTITLED_PAGE_EMPTY: Template = {
     "es": "La página de {url} no tiene texto.",
     "fr": "La page {url} ne contient pas de texte.",
     "de": "Die Seite {url} enthält keinen Text.",
+    "it": "La pagina {url} non contiene testo.",
+    "nl": "De pagina {url} bevat geen tekst.",
+    "pl": "Strona {url} nie zawiera tekstu.",
+    "tr": "{url} adresindeki sayfada hiç metin yok.",
+    "id": "Halaman di {url} tidak berisi teks.",
+    "vi": "Trang {url} không có văn bản nào.",
+    "ru": "На странице {url} нет текста.",
+    "ar": "لا يوجد نص في الصفحة على {url}.",
+    "hi": "{url} वाले पेज पर कोई टेक्स्ट नहीं है।",
+    "zh": "{url} 页面上没有文字。",
+    "ja": "{url} のページには文章がありません。",
+    "ko": "{url} 페이지에는 글이 없어요.",
 }
 PAGE_FAILED: Template = {
     "en": "I couldn't open {url}: {why}",
@@ -68,10 +161,27 @@ PAGE_FAILED: Template = {
     "es": "No pude abrir {url}: {why}",
     "fr": "Je n'ai pas pu ouvrir {url} : {why}",
     "de": "Ich konnte {url} nicht öffnen: {why}",
+    "it": "Non sono riuscita ad aprire {url}: {why}",
+    "nl": "Ik kon {url} niet openen: {why}",
+    "pl": "Nie udało mi się otworzyć {url}: {why}",
+    "tr": "{url} adresini açamadım: {why}",
+    "id": "Saya tidak bisa membuka {url}: {why}",
+    "vi": "Mình không mở được {url}: {why}",
+    "ru": "Не получилось открыть {url}: {why}",
+    "ar": "لم أتمكن من فتح {url}: {why}",
+    "hi": "मैं {url} नहीं खोल पाई: {why}",
+    "zh": "没能打开 {url}：{why}",
+    "ja": "{url} を開けませんでした：{why}",
+    "ko": "{url} 페이지를 열지 못했어요: {why}",
 }
 
 # A document as the person's own, by its kind: "note", "list", or neither. Written as a noun
-# phrase with its possessive, so each language's agreement is in one place.
+# phrase with its possessive, so each language's agreement is in one place, and in the one case
+# that language's templates below all take it in: Russian and Polish in the accusative (each
+# template has it as an object: "Я записала вашу заметку", "Zapisałam twoją notatkę"), Hindi in
+# the oblique (each has it before a postposition: "आपकी सूची में", "आपके नोट को"), Turkish in
+# the nominative (each has it as a subject: "Notunuz boş"). Japanese and Korean name the kind
+# alone, as they would; "your" goes without saying there.
 KINDS: Mapping[str, Template] = {
     "note": {
         "en": "your note",
@@ -79,6 +189,18 @@ KINDS: Mapping[str, Template] = {
         "es": "tu nota",
         "fr": "votre note",
         "de": "Ihre Notiz",
+        "it": "la tua nota",
+        "nl": "je notitie",
+        "pl": "twoją notatkę",
+        "tr": "notunuz",
+        "id": "catatan Anda",
+        "vi": "ghi chú của bạn",
+        "ru": "вашу заметку",
+        "ar": "ملاحظتك",
+        "hi": "आपके नोट",
+        "zh": "你的笔记",
+        "ja": "メモ",
+        "ko": "메모",
     },
     "list": {
         "en": "your list",
@@ -86,6 +208,18 @@ KINDS: Mapping[str, Template] = {
         "es": "tu lista",
         "fr": "votre liste",
         "de": "Ihre Liste",
+        "it": "la tua lista",
+        "nl": "je lijst",
+        "pl": "twoją listę",
+        "tr": "listeniz",
+        "id": "daftar Anda",
+        "vi": "danh sách của bạn",
+        "ru": "ваш список",
+        "ar": "قائمتك",
+        "hi": "आपकी सूची",
+        "zh": "你的清单",
+        "ja": "リスト",
+        "ko": "목록",
     },
     "document": {
         "en": "your document",
@@ -93,6 +227,18 @@ KINDS: Mapping[str, Template] = {
         "es": "tu documento",
         "fr": "votre document",
         "de": "Ihr Dokument",
+        "it": "il tuo documento",
+        "nl": "je document",
+        "pl": "twój dokument",
+        "tr": "belgeniz",
+        "id": "dokumen Anda",
+        "vi": "tài liệu của bạn",
+        "ru": "ваш документ",
+        "ar": "مستندك",
+        "hi": "आपके दस्तावेज़",
+        "zh": "你的文档",
+        "ja": "ドキュメント",
+        "ko": "문서",
     },
 }
 DOCUMENT_SAYS: Template = {
@@ -101,6 +247,18 @@ DOCUMENT_SAYS: Template = {
     "es": '{Kind} "{title}" dice: {sentence}',
     "fr": "{Kind} « {title} » dit : {sentence}",
     "de": "{Kind} „{title}“ beginnt so: {sentence}",
+    "it": "{Kind} «{title}» dice: {sentence}",
+    "nl": '{Kind} "{title}" begint zo: {sentence}',
+    "pl": "{Kind} „{title}” otworzyłam. Zaczyna się tak: {sentence}",
+    "tr": '{Kind} "{title}" şöyle başlıyor: {sentence}',
+    "id": '{Kind} "{title}" berbunyi: {sentence}',
+    "vi": '{Kind} "{title}" viết: {sentence}',
+    "ru": "{Kind} «{title}» я открыла, там написано: {sentence}",
+    "ar": "جاء في {Kind} «{title}»: {sentence}",
+    "hi": '{Kind} "{title}" में लिखा है: {sentence}',
+    "zh": "{Kind}“{title}”里写着：{sentence}",
+    "ja": "{Kind}「{title}」にはこう書かれています：{sentence}",
+    "ko": '{Kind} "{title}"에는 이렇게 적혀 있어요: {sentence}',
 }
 DOCUMENT_EMPTY: Template = {
     "en": '{Kind} "{title}" is empty.',
@@ -108,6 +266,18 @@ DOCUMENT_EMPTY: Template = {
     "es": '{Kind} "{title}" no tiene nada escrito.',
     "fr": "{Kind} « {title} » ne contient rien.",
     "de": "{Kind} „{title}“ ist leer.",
+    "it": "{Kind} «{title}» non contiene ancora nulla.",
+    "nl": '{Kind} "{title}" is leeg.',
+    "pl": "{Kind} „{title}” otworzyłam, ale nic tam nie ma.",
+    "tr": '{Kind} "{title}" boş.',
+    "id": '{Kind} "{title}" masih kosong.',
+    "vi": '{Kind} "{title}" đang trống.',
+    "ru": "{Kind} «{title}» я открыла, но там пусто.",
+    "ar": "لا يوجد شيء مكتوب في {Kind} «{title}».",
+    "hi": '{Kind} "{title}" में कुछ नहीं लिखा है।',
+    "zh": "{Kind}“{title}”是空的。",
+    "ja": "{Kind}「{title}」は空です。",
+    "ko": '{Kind} "{title}"에는 아무것도 없어요.',
 }
 READING_FAILED: Template = {
     "en": 'I couldn\'t read "{title}": {why}',
@@ -115,6 +285,18 @@ READING_FAILED: Template = {
     "es": 'No pude leer "{title}": {why}',
     "fr": "Je n'ai pas pu lire « {title} » : {why}",
     "de": "Ich konnte „{title}“ nicht lesen: {why}",
+    "it": "Non sono riuscita a leggere «{title}»: {why}",
+    "nl": 'Ik kon "{title}" niet lezen: {why}',
+    "pl": "Nie udało mi się odczytać „{title}”: {why}",
+    "tr": '"{title}" belgesini okuyamadım: {why}',
+    "id": 'Saya tidak bisa membaca "{title}": {why}',
+    "vi": 'Mình không đọc được "{title}": {why}',
+    "ru": "Не получилось прочитать «{title}»: {why}",
+    "ar": "لم أتمكن من قراءة «{title}»: {why}",
+    "hi": 'मैं "{title}" नहीं पढ़ पाई: {why}',
+    "zh": "没能读取“{title}”：{why}",
+    "ja": "「{title}」を読めませんでした：{why}",
+    "ko": '"{title}" 문서를 읽지 못했어요: {why}',
 }
 # Where to open it: the Documents of the web page and of `violet chat`.
 WROTE: Template = {
@@ -123,6 +305,18 @@ WROTE: Template = {
     "es": 'Escribí {kind} "{title}"; está en Documentos.',
     "fr": "J'ai écrit {kind} « {title} » ; à retrouver dans Documents.",
     "de": "Ich habe {kind} „{title}“ geschrieben; zu finden unter Dokumente.",
+    "it": "Ho scritto {kind} «{title}»; è in Documenti.",
+    "nl": 'Ik heb {kind} "{title}" geschreven; kijk maar onder Documenten.',
+    "pl": "Zapisałam {kind} „{title}”; jest w zakładce Dokumenty.",
+    "tr": 'Tamamdır, {kind} "{title}" hazır; Belgeler bölümünde bulabilirsiniz.',
+    "id": 'Saya sudah menulis {kind} "{title}"; Anda bisa menemukannya di Dokumen.',
+    "vi": 'Mình đã viết {kind} "{title}"; bạn xem trong mục Tài liệu nhé.',
+    "ru": "Готово: я записала {kind} «{title}», найти можно в разделе «Документы».",
+    "ar": "كتبت {kind} «{title}» في قسم «المستندات».",
+    "hi": 'मैंने {kind} "{title}" को लिखकर सहेज दिया है; इसे "दस्तावेज़" में देख लीजिए।',
+    "zh": "我写好了{kind}“{title}”，可以在“文档”里找到。",
+    "ja": "{kind}「{title}」を作成しました。「ドキュメント」から開けます。",
+    "ko": '{kind} "{title}" 작성을 마쳤어요. 문서 메뉴에서 볼 수 있어요.',
 }
 WRITING_FAILED: Template = {
     "en": 'I couldn\'t write {kind} "{title}": {why}',
@@ -130,6 +324,18 @@ WRITING_FAILED: Template = {
     "es": 'No pude escribir {kind} "{title}": {why}',
     "fr": "Je n'ai pas pu écrire {kind} « {title} » : {why}",
     "de": "Ich konnte {kind} „{title}“ nicht schreiben: {why}",
+    "it": "Non sono riuscita a scrivere {kind} «{title}»: {why}",
+    "nl": 'Ik kon {kind} "{title}" niet schrijven: {why}',
+    "pl": "Próbowałam zapisać {kind} „{title}”, ale się nie udało: {why}",
+    "tr": 'Maalesef {kind} "{title}" yazılamadı: {why}',
+    "id": 'Saya tidak bisa menulis {kind} "{title}": {why}',
+    "vi": 'Mình không viết được {kind} "{title}": {why}',
+    "ru": "Не получилось записать {kind} «{title}»: {why}",
+    "ar": "لم أتمكن من كتابة {kind} «{title}»: {why}",
+    "hi": 'मैं {kind} "{title}" को नहीं लिख पाई: {why}',
+    "zh": "没能写好{kind}“{title}”：{why}",
+    "ja": "{kind}「{title}」を作成できませんでした：{why}",
+    "ko": '{kind} "{title}" 작성을 마치지 못했어요: {why}',
 }
 
 CALCULATED: Template = {
@@ -138,6 +344,18 @@ CALCULATED: Template = {
     "es": "El resultado de {expr} es {value}.",
     "fr": "Le résultat de {expr} est {value}.",
     "de": "Das Ergebnis von {expr} ist {value}.",
+    "it": "Il risultato di {expr} è {value}.",
+    "nl": "De uitkomst van {expr} is {value}.",
+    "pl": "Wynik {expr} to {value}.",
+    "tr": "{expr} işleminin sonucu: {value}.",
+    "id": "Hasil dari {expr} adalah {value}.",
+    "vi": "Kết quả của {expr} là {value}.",
+    "ru": "Результат {expr}: {value}.",
+    "ar": "ناتج {expr} هو {value}.",
+    "hi": "{expr} का नतीजा {value} है।",
+    "zh": "{expr} 的结果是 {value}。",
+    "ja": "{expr} の計算結果は {value} です。",
+    "ko": "{expr}의 계산 결과가 나왔어요: {value}",
 }
 CALCULATION_FAILED: Template = {
     "en": "I couldn't calculate {expr}: {why}",
@@ -145,14 +363,39 @@ CALCULATION_FAILED: Template = {
     "es": "No pude calcular {expr}: {why}",
     "fr": "Je n'ai pas pu calculer {expr} : {why}",
     "de": "Ich konnte {expr} nicht ausrechnen: {why}",
+    "it": "Non sono riuscita a calcolare {expr}: {why}",
+    "nl": "Ik kon {expr} niet uitrekenen: {why}",
+    "pl": "Nie udało mi się obliczyć {expr}: {why}",
+    "tr": "{expr} işlemini hesaplayamadım: {why}",
+    "id": "Saya tidak bisa menghitung {expr}: {why}",
+    "vi": "Mình không tính được {expr}: {why}",
+    "ru": "Не получилось вычислить {expr}: {why}",
+    "ar": "لم أتمكن من حساب {expr}: {why}",
+    "hi": "मैं {expr} का हिसाब नहीं लगा पाई: {why}",
+    "zh": "没能算出 {expr}：{why}",
+    "ja": "{expr} を計算できませんでした：{why}",
+    "ko": "{expr} 계산에 실패했어요: {why}",
 }
 
+# {to}: an email address.
 SENT: Template = {
     "en": "Sent the email to {to}.",
     "pt": "Enviei o e-mail para {to}.",
     "es": "Envié el correo a {to}.",
     "fr": "J'ai envoyé l'e-mail à {to}.",
     "de": "Ich habe die E-Mail an {to} geschickt.",
+    "it": "Ho inviato l'email a {to}.",
+    "nl": "Ik heb de e-mail naar {to} gestuurd.",
+    "pl": "Wysłałam e-mail na adres {to}.",
+    "tr": "E-postayı {to} adresine gönderdim.",
+    "id": "Email sudah saya kirim ke {to}.",
+    "vi": "Mình đã gửi email đến {to}.",
+    "ru": "Я отправила письмо на адрес {to}.",
+    "ar": "أرسلت البريد الإلكتروني إلى {to}.",
+    "hi": "मैंने {to} पर ईमेल भेज दिया।",
+    "zh": "邮件已经发给 {to} 了。",
+    "ja": "{to} にメールを送信しました。",
+    "ko": "{to} 주소로 이메일을 보냈어요.",
 }
 NOT_SENT: Template = {
     "en": "As you asked, I didn't send the email to {to}.",
@@ -160,6 +403,18 @@ NOT_SENT: Template = {
     "es": "Como pediste, no envié el correo a {to}.",
     "fr": "Comme vous me l'avez demandé, je n'ai pas envoyé l'e-mail à {to}.",
     "de": "Wie gewünscht habe ich die E-Mail an {to} nicht geschickt.",
+    "it": "Come mi hai chiesto, non ho inviato l'email a {to}.",
+    "nl": "Zoals je vroeg, heb ik de e-mail naar {to} niet gestuurd.",
+    "pl": "Zgodnie z twoją prośbą nie wysłałam e-maila na adres {to}.",
+    "tr": "İstediğiniz gibi e-postayı {to} adresine göndermedim.",
+    "id": "Sesuai permintaan Anda, email ke {to} tidak saya kirim.",
+    "vi": "Như bạn yêu cầu, mình đã không gửi email đến {to}.",
+    "ru": "Как вы и просили, я не стала отправлять письмо на адрес {to}.",
+    "ar": "كما طلبت، لم أرسل البريد الإلكتروني إلى {to}.",
+    "hi": "आपके कहे अनुसार, मैंने {to} पर ईमेल नहीं भेजा।",
+    "zh": "按你的意思，我没有把邮件发给 {to}。",
+    "ja": "ご指示どおり、{to} へのメールは送信していません。",
+    "ko": "말씀하신 대로 {to} 주소로 이메일을 보내지 않았어요.",
 }
 SENDING_FAILED: Template = {
     "en": "I couldn't send the email to {to}: {why}",
@@ -167,14 +422,40 @@ SENDING_FAILED: Template = {
     "es": "No pude enviar el correo a {to}: {why}",
     "fr": "Je n'ai pas pu envoyer l'e-mail à {to} : {why}",
     "de": "Ich konnte die E-Mail an {to} nicht schicken: {why}",
+    "it": "Non sono riuscita a inviare l'email a {to}: {why}",
+    "nl": "Ik kon de e-mail naar {to} niet versturen: {why}",
+    "pl": "Nie udało mi się wysłać e-maila na adres {to}: {why}",
+    "tr": "E-postayı {to} adresine gönderemedim: {why}",
+    "id": "Saya tidak bisa mengirim email ke {to}: {why}",
+    "vi": "Mình không gửi được email đến {to}: {why}",
+    "ru": "Не получилось отправить письмо на адрес {to}: {why}",
+    "ar": "لم أتمكن من إرسال البريد الإلكتروني إلى {to}: {why}",
+    "hi": "मैं {to} पर ईमेल नहीं भेज पाई: {why}",
+    "zh": "没能把邮件发给 {to}：{why}",
+    "ja": "{to} にメールを送信できませんでした：{why}",
+    "ko": "{to} 주소로 이메일을 보내지 못했어요: {why}",
 }
 
+# {where}: " (its address)" or nothing; {ending}: ": its summary" or ".". Chinese, Japanese and
+# Hindi have these in their own punctuation (see `report`).
 FOUND: Template = {
     "en": 'The top result for "{query}" is "{title}"{where}{ending}',
     "pt": 'O primeiro resultado para "{query}" é "{title}"{where}{ending}',
     "es": 'El primer resultado para "{query}" es "{title}"{where}{ending}',
     "fr": "Le premier résultat pour « {query} » est « {title} »{where}{ending}",
     "de": "Der erste Treffer für „{query}“ ist „{title}“{where}{ending}",
+    "it": "Il primo risultato per «{query}» è «{title}»{where}{ending}",
+    "nl": 'Het eerste resultaat voor "{query}" is "{title}"{where}{ending}',
+    "pl": "Pierwszy wynik dla „{query}” to „{title}”{where}{ending}",
+    "tr": '"{query}" için ilk sonuç "{title}"{where}{ending}',
+    "id": 'Hasil teratas untuk "{query}" adalah "{title}"{where}{ending}',
+    "vi": 'Kết quả đầu tiên cho "{query}" là "{title}"{where}{ending}',
+    "ru": "Первый результат по запросу «{query}» — «{title}»{where}{ending}",
+    "ar": "أول نتيجة للبحث عن «{query}» هي «{title}»{where}{ending}",
+    "hi": '"{query}" के लिए सबसे ऊपर का नतीजा है "{title}"{where}{ending}',
+    "zh": "“{query}”的第一条搜索结果是“{title}”{where}{ending}",
+    "ja": "「{query}」で検索したところ、トップは「{title}」でした{where}{ending}",
+    "ko": '"{query}" 검색 결과 1위: "{title}"{where}{ending}',
 }
 FOUND_NOTHING: Template = {
     "en": 'I found nothing for "{query}".',
@@ -182,6 +463,18 @@ FOUND_NOTHING: Template = {
     "es": 'No encontré nada para "{query}".',
     "fr": "Je n'ai rien trouvé pour « {query} ».",
     "de": "Zu „{query}“ habe ich nichts gefunden.",
+    "it": "Non ho trovato niente per «{query}».",
+    "nl": 'Ik heb niets gevonden voor "{query}".',
+    "pl": "Dla „{query}” nic nie znalazłam.",
+    "tr": '"{query}" için hiçbir şey bulamadım.',
+    "id": 'Saya tidak menemukan apa pun untuk "{query}".',
+    "vi": 'Mình không tìm thấy gì cho "{query}".',
+    "ru": "По запросу «{query}» я ничего не нашла.",
+    "ar": "لم أجد شيئًا عن «{query}».",
+    "hi": '"{query}" के लिए मुझे कुछ नहीं मिला।',
+    "zh": "没有找到与“{query}”相关的内容。",
+    "ja": "「{query}」では何も見つかりませんでした。",
+    "ko": '"{query}"에 대한 결과를 찾지 못했어요.',
 }
 SEARCH_FAILED: Template = {
     "en": 'I couldn\'t search for "{query}": {why}',
@@ -189,6 +482,18 @@ SEARCH_FAILED: Template = {
     "es": 'No pude buscar "{query}": {why}',
     "fr": "Je n'ai pas pu chercher « {query} » : {why}",
     "de": "Ich konnte nicht nach „{query}“ suchen: {why}",
+    "it": "Non sono riuscita a cercare «{query}»: {why}",
+    "nl": 'Ik kon niet zoeken naar "{query}": {why}',
+    "pl": "Nie udało mi się wyszukać „{query}”: {why}",
+    "tr": '"{query}" için arama yapamadım: {why}',
+    "id": 'Saya tidak bisa mencari "{query}": {why}',
+    "vi": 'Mình không tìm kiếm được "{query}": {why}',
+    "ru": "Не получилось выполнить поиск по запросу «{query}»: {why}",
+    "ar": "لم أتمكن من البحث عن «{query}»: {why}",
+    "hi": 'मैं "{query}" नहीं खोज पाई: {why}',
+    "zh": "没能搜索“{query}”：{why}",
+    "ja": "「{query}」を検索できませんでした：{why}",
+    "ko": '"{query}" 검색을 하지 못했어요: {why}',
 }
 
 # Another task's question, answered from the work asked: what it found, or that it has nothing.
@@ -198,6 +503,18 @@ FOUND_SO_FAR: Template = {
     "es": 'Encontró esto: "{quote}"',
     "fr": "Voici ce qu'il a trouvé : « {quote} »",
     "de": "Gefunden wurde: „{quote}“",
+    "it": "Ha trovato questo: «{quote}»",
+    "nl": 'Dit is gevonden: "{quote}"',
+    "pl": "Znaleziono: „{quote}”",
+    "tr": 'Şunu buldu: "{quote}"',
+    "id": 'Yang ditemukan: "{quote}"',
+    "vi": 'Đã tìm thấy: "{quote}"',
+    "ru": "Вот что удалось найти: «{quote}»",
+    "ar": "هذا ما تم العثور عليه: «{quote}»",
+    "hi": 'यह मिला है: "{quote}"',
+    "zh": "找到的内容是：“{quote}”",
+    "ja": "見つかった内容：「{quote}」",
+    "ko": '찾은 내용: "{quote}"',
 }
 NOTHING_FOUND_YET: Template = {
     "en": "It has found nothing on that yet.",
@@ -205,6 +522,18 @@ NOTHING_FOUND_YET: Template = {
     "es": "Todavía no ha encontrado nada sobre eso.",
     "fr": "Il n'a encore rien trouvé à ce sujet.",
     "de": "Dazu wurde noch nichts gefunden.",
+    "it": "Su questo non ha ancora trovato nulla.",
+    "nl": "Daarover is nog niets gevonden.",
+    "pl": "Na ten temat nic jeszcze nie znaleziono.",
+    "tr": "Bununla ilgili henüz bir şey bulunamadı.",
+    "id": "Belum ada yang ditemukan soal itu.",
+    "vi": "Vẫn chưa tìm thấy gì về việc đó.",
+    "ru": "Пока ничего об этом не нашлось.",
+    "ar": "لم يُعثر على شيء بشأن ذلك بعد.",
+    "hi": "इसके बारे में अभी तक कुछ नहीं मिला।",
+    "zh": "关于这个，还没有找到任何内容。",
+    "ja": "それについてはまだ何も見つかっていません。",
+    "ko": "그에 대해서는 아직 찾은 게 없어요.",
 }
 # That answer, told by the work that asked: information from the other work, in its words.
 OTHER_WORK_ANSWERED: Template = {
@@ -213,6 +542,18 @@ OTHER_WORK_ANSWERED: Template = {
     "es": 'Pregunté a tu otra petición, "{source}". {answer}',
     "fr": "J'ai demandé à votre autre demande, « {source} ». {answer}",
     "de": "Ich habe bei Ihrer anderen Anfrage „{source}“ nachgefragt. {answer}",
+    "it": "Ho controllato la tua altra richiesta, «{source}». {answer}",
+    "nl": 'Ik heb bij je andere opdracht, "{source}", nagevraagd. {answer}',
+    "pl": "Sprawdziłam w twoim innym zadaniu, „{source}”. {answer}",
+    "tr": 'Diğer talebinize ("{source}") sordum. {answer}',
+    "id": 'Saya sudah memeriksa permintaan Anda yang lain, "{source}". {answer}',
+    "vi": 'Mình đã kiểm tra yêu cầu khác của bạn, "{source}". {answer}',
+    "ru": "Я заглянула в вашу другую задачу «{source}». {answer}",
+    "ar": "راجعت طلبك الآخر «{source}». {answer}",
+    "hi": 'मैंने आपके दूसरे काम "{source}" से पता किया। {answer}',
+    "zh": "我查看了你的另一项任务“{source}”。{answer}",
+    "ja": "別のご依頼「{source}」に確認しました。{answer}",
+    "ko": '다른 요청 "{source}"에 확인해 봤어요. {answer}',
 }
 OTHER_WORK_UNDER_WAY: Template = {
     "en": " That work is still under way.",
@@ -220,6 +561,18 @@ OTHER_WORK_UNDER_WAY: Template = {
     "es": " Esa petición todavía está en curso.",
     "fr": " Cette demande est encore en cours.",
     "de": " Diese Anfrage läuft noch.",
+    "it": " Quella richiesta è ancora in corso.",
+    "nl": " Die opdracht loopt nog.",
+    "pl": " To zadanie jeszcze trwa.",
+    "tr": " O talep hâlâ devam ediyor.",
+    "id": " Permintaan itu masih berjalan.",
+    "vi": " Yêu cầu đó vẫn đang được xử lý.",
+    "ru": " Эта задача ещё выполняется.",
+    "ar": " ولا يزال ذلك الطلب قيد التنفيذ.",
+    "hi": " वह काम अभी चल रहा है।",
+    "zh": "那项任务还在进行中。",
+    "ja": "そのご依頼はまだ進行中です。",
+    "ko": " 그 요청은 아직 진행 중이에요.",
 }
 ASK_FAILED: Template = {
     "en": "I couldn't get an answer from your other work: {why}",
@@ -227,95 +580,275 @@ ASK_FAILED: Template = {
     "es": "No conseguí una respuesta de tu otra petición: {why}",
     "fr": "Je n'ai pas pu obtenir de réponse de votre autre demande : {why}",
     "de": "Von Ihrer anderen Anfrage habe ich keine Antwort bekommen: {why}",
+    "it": "Non sono riuscita ad avere una risposta dalla tua altra richiesta: {why}",
+    "nl": "Ik kreeg geen antwoord van je andere opdracht: {why}",
+    "pl": "Nie udało mi się uzyskać odpowiedzi z twojego innego zadania: {why}",
+    "tr": "Diğer talebinizden yanıt alamadım: {why}",
+    "id": "Saya tidak mendapat jawaban dari permintaan Anda yang lain: {why}",
+    "vi": "Mình không nhận được câu trả lời từ yêu cầu khác của bạn: {why}",
+    "ru": "Не удалось получить ответ от вашей другой задачи: {why}",
+    "ar": "لم أتمكن من الحصول على إجابة من طلبك الآخر: {why}",
+    "hi": "मुझे आपके दूसरे काम से जवाब नहीं मिल पाया: {why}",
+    "zh": "没能从你的另一项任务那里得到答复：{why}",
+    "ja": "別のご依頼から回答を得られませんでした：{why}",
+    "ko": "다른 요청에서 답을 받지 못했어요: {why}",
 }
 
 # Reasons, each the clause after a colon. The worker's own refusals come in English; the ones
-# known here are told in the person's language, any other stays as the tool gave it.
+# known here are told in the person's language, any other stays as the tool gave it. English
+# is the key itself.
 REASONS: Mapping[str, Template] = {
     "something went wrong.": {
         "pt": "algo deu errado.",
         "es": "algo salió mal.",
         "fr": "quelque chose s'est mal passé.",
         "de": "etwas ist schiefgegangen.",
+        "it": "qualcosa è andato storto.",
+        "nl": "er ging iets mis.",
+        "pl": "coś poszło nie tak.",
+        "tr": "bir şeyler ters gitti.",
+        "id": "ada yang tidak beres.",
+        "vi": "đã có lỗi xảy ra.",
+        "ru": "что-то пошло не так.",
+        "ar": "حدث خطأ ما.",
+        "hi": "कुछ गड़बड़ हो गई।",
+        "zh": "出了点问题。",
+        "ja": "問題が発生しました。",
+        "ko": "문제가 생겼어요.",
     },
     "it divides by zero.": {
         "pt": "há uma divisão por zero.",
         "es": "hay una división por cero.",
         "fr": "il y a une division par zéro.",
         "de": "es wird durch null geteilt.",
+        "it": "c'è una divisione per zero.",
+        "nl": "er wordt door nul gedeeld.",
+        "pl": "jest tu dzielenie przez zero.",
+        "tr": "içinde sıfıra bölme var.",
+        "id": "ada pembagian dengan nol.",
+        "vi": "có phép chia cho 0.",
+        "ru": "там деление на ноль.",
+        "ar": "فيه قسمة على صفر.",
+        "hi": "इसमें शून्य से भाग है।",
+        "zh": "其中有除以零的运算。",
+        "ja": "ゼロで割っています。",
+        "ko": "0으로 나누고 있어요.",
     },
     "it isn't a sum I can work out.": {
         "pt": "não é uma conta que eu consiga fazer.",
         "es": "no es una cuenta que pueda resolver.",
         "fr": "ce n'est pas un calcul que je sais faire.",
         "de": "das ist keine Rechnung, die ich lösen kann.",
+        "it": "non è un calcolo che so fare.",
+        "nl": "dat is geen som die ik kan uitrekenen.",
+        "pl": "to nie jest działanie, które umiem policzyć.",
+        "tr": "bu benim yapabileceğim bir hesap değil.",
+        "id": "itu bukan hitungan yang bisa saya kerjakan.",
+        "vi": "đây không phải phép tính mình làm được.",
+        "ru": "такое я посчитать не могу.",
+        "ar": "هذه ليست عملية حسابية أستطيع حلها.",
+        "hi": "यह ऐसा हिसाब नहीं है जो मैं लगा सकूँ।",
+        "zh": "这不是我能算的式子。",
+        "ja": "私には計算できない式です。",
+        "ko": "제가 계산할 수 있는 식이 아니에요.",
     },
     "sending email is not set up here.": {
         "pt": "o envio de e-mails não está configurado aqui.",
         "es": "el envío de correos no está configurado aquí.",
         "fr": "l'envoi d'e-mails n'est pas configuré ici.",
         "de": "der E-Mail-Versand ist hier nicht eingerichtet.",
+        "it": "l'invio di email non è configurato qui.",
+        "nl": "e-mail versturen is hier niet ingesteld.",
+        "pl": "wysyłanie e-maili nie jest tu skonfigurowane.",
+        "tr": "e-posta gönderimi burada ayarlanmamış.",
+        "id": "pengiriman email belum diatur di sini.",
+        "vi": "việc gửi email chưa được thiết lập ở đây.",
+        "ru": "отправка писем здесь не настроена.",
+        "ar": "إرسال البريد الإلكتروني غير مُعَدّ هنا.",
+        "hi": "यहाँ ईमेल भेजने की सुविधा सेट नहीं है।",
+        "zh": "这里还没有设置发送邮件。",
+        "ja": "ここではメール送信が設定されていません。",
+        "ko": "여기서는 이메일 발송이 설정되어 있지 않아요.",
     },
     "the mail server is not set up correctly.": {
         "pt": "o servidor de e-mail não está configurado corretamente.",
         "es": "el servidor de correo no está bien configurado.",
         "fr": "le serveur de messagerie n'est pas bien configuré.",
         "de": "der Mailserver ist nicht richtig eingerichtet.",
+        "it": "il server di posta non è configurato correttamente.",
+        "nl": "de mailserver is niet goed ingesteld.",
+        "pl": "serwer poczty nie jest poprawnie skonfigurowany.",
+        "tr": "e-posta sunucusu doğru ayarlanmamış.",
+        "id": "server email tidak diatur dengan benar.",
+        "vi": "máy chủ email chưa được thiết lập đúng.",
+        "ru": "почтовый сервер настроен неправильно.",
+        "ar": "خادم البريد غير مُعَدّ بشكل صحيح.",
+        "hi": "मेल सर्वर ठीक से सेट नहीं है।",
+        "zh": "邮件服务器设置不正确。",
+        "ja": "メールサーバーが正しく設定されていません。",
+        "ko": "메일 서버가 제대로 설정되어 있지 않아요.",
     },
     "the mail server refused it.": {
         "pt": "o servidor de e-mail recusou.",
         "es": "el servidor de correo lo rechazó.",
         "fr": "le serveur de messagerie l'a refusé.",
         "de": "der Mailserver hat sie abgelehnt.",
+        "it": "il server di posta l'ha rifiutata.",
+        "nl": "de mailserver weigerde het bericht.",
+        "pl": "serwer poczty go odrzucił.",
+        "tr": "e-posta sunucusu reddetti.",
+        "id": "server email menolaknya.",
+        "vi": "máy chủ email đã từ chối.",
+        "ru": "почтовый сервер его отклонил.",
+        "ar": "رفضه خادم البريد.",
+        "hi": "मेल सर्वर ने इसे अस्वीकार कर दिया।",
+        "zh": "邮件服务器拒绝了这封邮件。",
+        "ja": "メールサーバーに拒否されました。",
+        "ko": "메일 서버가 거부했어요.",
     },
     "the mail server could not be reached just now.": {
         "pt": "não foi possível falar com o servidor de e-mail agora.",
         "es": "no se pudo contactar con el servidor de correo ahora mismo.",
         "fr": "le serveur de messagerie est injoignable pour le moment.",
         "de": "der Mailserver war gerade nicht erreichbar.",
+        "it": "al momento il server di posta non è raggiungibile.",
+        "nl": "de mailserver was net niet bereikbaar.",
+        "pl": "serwer poczty był przed chwilą nieosiągalny.",
+        "tr": "e-posta sunucusuna şu anda ulaşılamadı.",
+        "id": "server email sedang tidak bisa dihubungi.",
+        "vi": "lúc này không kết nối được với máy chủ email.",
+        "ru": "почтовый сервер сейчас недоступен.",
+        "ar": "تعذّر الوصول إلى خادم البريد الآن.",
+        "hi": "अभी मेल सर्वर से संपर्क नहीं हो पाया।",
+        "zh": "暂时连不上邮件服务器。",
+        "ja": "今はメールサーバーに接続できませんでした。",
+        "ko": "지금은 메일 서버에 연결할 수 없었어요.",
     },
     "only http and https pages can be opened.": {
         "pt": "só consigo abrir páginas http e https.",
         "es": "solo puedo abrir páginas http y https.",
         "fr": "seules les pages http et https peuvent être ouvertes.",
         "de": "nur http- und https-Seiten lassen sich öffnen.",
+        "it": "posso aprire solo pagine http e https.",
+        "nl": "alleen http- en https-pagina's kunnen worden geopend.",
+        "pl": "mogę otwierać tylko strony http i https.",
+        "tr": "yalnızca http ve https sayfaları açılabilir.",
+        "id": "hanya halaman http dan https yang bisa dibuka.",
+        "vi": "chỉ mở được trang http và https.",
+        "ru": "открывать можно только страницы http и https.",
+        "ar": "لا يمكن فتح سوى صفحات http وhttps.",
+        "hi": "सिर्फ़ http और https पेज खोले जा सकते हैं।",
+        "zh": "只能打开 http 和 https 网页。",
+        "ja": "開けるのは http と https のページだけです。",
+        "ko": "http와 https 페이지만 열 수 있어요.",
     },
     "searching the web is not set up here.": {
         "pt": "a pesquisa na web não está configurada aqui.",
         "es": "la búsqueda en la web no está configurada aquí.",
         "fr": "la recherche sur le web n'est pas configurée ici.",
         "de": "die Websuche ist hier nicht eingerichtet.",
+        "it": "la ricerca sul web non è configurata qui.",
+        "nl": "zoeken op het web is hier niet ingesteld.",
+        "pl": "wyszukiwanie w internecie nie jest tu skonfigurowane.",
+        "tr": "web araması burada ayarlanmamış.",
+        "id": "pencarian web belum diatur di sini.",
+        "vi": "tính năng tìm kiếm web chưa được thiết lập ở đây.",
+        "ru": "поиск в интернете здесь не настроен.",
+        "ar": "البحث في الويب غير مُعَدّ هنا.",
+        "hi": "यहाँ वेब पर खोजने की सुविधा सेट नहीं है।",
+        "zh": "这里还没有设置网页搜索。",
+        "ja": "ここではウェブ検索が設定されていません。",
+        "ko": "여기서는 웹 검색이 설정되어 있지 않아요.",
     },
     "no other work is about that.": {
         "pt": "nenhum outro pedido trata disso.",
         "es": "ninguna otra petición trata de eso.",
         "fr": "aucune autre demande ne porte là-dessus.",
         "de": "keine andere Anfrage handelt davon.",
+        "it": "nessun'altra richiesta riguarda questo.",
+        "nl": "geen andere opdracht gaat daarover.",
+        "pl": "żadne inne zadanie tego nie dotyczy.",
+        "tr": "bununla ilgili başka bir talep yok.",
+        "id": "tidak ada permintaan lain tentang itu.",
+        "vi": "không có yêu cầu nào khác về việc đó.",
+        "ru": "ни одна другая задача этого не касается.",
+        "ar": "لا يوجد طلب آخر يتعلق بذلك.",
+        "hi": "कोई दूसरा काम इस बारे में नहीं है।",
+        "zh": "没有其他任务与此有关。",
+        "ja": "それに関する別のご依頼はありません。",
+        "ko": "그와 관련된 다른 요청이 없어요.",
     },
     "the other work could not be reached just now.": {
         "pt": "não foi possível falar com o outro pedido agora.",
         "es": "no se pudo llegar a la otra petición ahora mismo.",
         "fr": "l'autre demande est injoignable pour le moment.",
         "de": "die andere Anfrage war gerade nicht erreichbar.",
+        "it": "al momento l'altra richiesta non è raggiungibile.",
+        "nl": "de andere opdracht was net niet bereikbaar.",
+        "pl": "inne zadanie było przed chwilą nieosiągalne.",
+        "tr": "diğer talebe şu anda ulaşılamadı.",
+        "id": "permintaan lain itu sedang tidak bisa dihubungi.",
+        "vi": "lúc này không liên lạc được với yêu cầu kia.",
+        "ru": "другая задача сейчас недоступна.",
+        "ar": "تعذّر الوصول إلى الطلب الآخر الآن.",
+        "hi": "अभी दूसरे काम से संपर्क नहीं हो पाया।",
+        "zh": "暂时联系不上另一项任务。",
+        "ja": "今は別のご依頼に接続できませんでした。",
+        "ko": "지금은 다른 요청에 연결할 수 없었어요.",
     },
     "the other work could not answer just now.": {
         "pt": "o outro pedido não conseguiu responder agora.",
         "es": "la otra petición no pudo responder ahora mismo.",
         "fr": "l'autre demande n'a pas pu répondre pour le moment.",
         "de": "die andere Anfrage konnte gerade nicht antworten.",
+        "it": "al momento l'altra richiesta non ha potuto rispondere.",
+        "nl": "de andere opdracht kon net niet antwoorden.",
+        "pl": "inne zadanie nie mogło teraz odpowiedzieć.",
+        "tr": "diğer talep şu anda yanıt veremedi.",
+        "id": "permintaan lain itu belum bisa menjawab sekarang.",
+        "vi": "lúc này yêu cầu kia chưa trả lời được.",
+        "ru": "другая задача сейчас не смогла ответить.",
+        "ar": "لم يتمكن الطلب الآخر من الرد الآن.",
+        "hi": "दूसरा काम अभी जवाब नहीं दे पाया।",
+        "zh": "另一项任务暂时无法回答。",
+        "ja": "今は別のご依頼から回答がありませんでした。",
+        "ko": "지금은 다른 요청이 답하지 못했어요.",
     },
     "the search did not answer just now.": {
         "pt": "a pesquisa não respondeu agora.",
         "es": "la búsqueda no respondió ahora mismo.",
         "fr": "la recherche n'a pas répondu pour le moment.",
         "de": "die Suche hat gerade nicht geantwortet.",
+        "it": "al momento la ricerca non ha risposto.",
+        "nl": "de zoekfunctie gaf net geen antwoord.",
+        "pl": "wyszukiwarka chwilowo nie odpowiada.",
+        "tr": "arama şu anda yanıt vermedi.",
+        "id": "pencarian sedang tidak merespons.",
+        "vi": "lúc này công cụ tìm kiếm chưa phản hồi.",
+        "ru": "поиск сейчас не ответил.",
+        "ar": "لم يستجب البحث الآن.",
+        "hi": "खोज ने अभी जवाब नहीं दिया।",
+        "zh": "搜索暂时没有响应。",
+        "ja": "今は検索から応答がありませんでした。",
+        "ko": "지금은 검색이 응답하지 않았어요.",
     },
+}
+
+# What the search report's {where} and {ending} are filled with, in English punctuation, told
+# in a language's own: Chinese and Japanese full-width, Hindi closing with the danda.
+_PUNCTUATION: Mapping[str, Mapping[str, str]] = {
+    "zh": {" (": "（", ")": "）", ": ": "：", ".": "。"},
+    "ja": {" (": "（", ")": "）", ": ": "：", ".": "。"},
+    "hi": {".": "।"},
 }
 
 
 def report(template: Template, language: str, **fields: str) -> str:
     """The template in `language` (English when it has none), filled."""
-    return (template.get(language) or template["en"]).format(**fields)
+    said = template.get(language)
+    if not said:
+        return template["en"].format(**fields)
+    return said.format(**_punctuated(fields, language))
 
 
 def document_told(template: Template, language: str, kind: str, **fields: str) -> str:
@@ -328,3 +861,19 @@ def document_told(template: Template, language: str, kind: str, **fields: str) -
 def reason_in(reason: str, language: str) -> str:
     """A reason clause in `language` when it is one known here, else as it is."""
     return REASONS.get(reason.lower(), {}).get(language, reason)
+
+
+def _punctuated(fields: Mapping[str, str], language: str) -> dict[str, str]:
+    """`fields` with the search report's address and ending in `language`'s punctuation."""
+    marks = _PUNCTUATION.get(language)
+    filled = dict(fields)
+    if not marks:
+        return filled
+    where, ending = filled.get("where"), filled.get("ending")
+    if where and where.startswith(" (") and where.endswith(")") and " (" in marks:
+        filled["where"] = marks[" ("] + where[2:-1] + marks[")"]
+    if ending == ".":
+        filled["ending"] = marks["."]
+    elif ending and ending.startswith(": ") and ": " in marks:
+        filled["ending"] = marks[": "] + ending[2:]
+    return filled

@@ -406,6 +406,7 @@ function bubble(from, words) {
   who.textContent = from === "you" ? "You" : "Violet";
   const text = document.createElement("p");
   text.className = "text";
+  text.dir = "auto"; // Arabic reads right to left, beside English read left to right
   text.textContent = words;
   item.append(who, text);
   return item;
@@ -683,7 +684,34 @@ function undoDelete() {
 // The key page: the person's own Anthropic key. The page never keeps a key: it goes out in one
 // message and the box is emptied at once; only its last 4 characters ever come back.
 
+// Where the key part goes, and what it says, as the operator chose (`own_keys`).
+const OWN_KEYS = {
+  needed: {
+    title: "Your Anthropic key",
+    why: "To talk with Violet here, add a key of your own Anthropic account: what Violet does " +
+      "for you is paid from it, as the person who runs Violet asks.",
+  },
+  optional: {
+    title: "Pay for Violet with your own Anthropic account",
+    why: "You don't need this: Violet works for you as she is. If you like, add a key of your " +
+      "own Anthropic account and what Violet does for you is paid from it instead.",
+  },
+};
+
+function placeOwnKey(ownKeys) {
+  const part = el("own-key");
+  const chosen = OWN_KEYS[ownKeys];
+  part.hidden = !chosen;
+  if (!chosen) return;
+  el("own-key-title").textContent = chosen.title;
+  el("own-key-why").textContent = chosen.why;
+  const panel = el("key");
+  if (ownKeys === "needed") panel.insertBefore(part, el("key-title").nextElementSibling);
+  else panel.append(part); // after notifications, reminders, devices and data
+}
+
 function showAccount(account) {
+  placeOwnKey(account.own_keys);
   checking(false);
   el("key-problem").textContent = "";
   el("key-note").textContent = account.note;
@@ -828,6 +856,7 @@ function showReminders(reminders) {
   for (const reminder of reminders) {
     const item = document.createElement("li");
     const words = document.createElement("span");
+    words.dir = "auto";
     words.textContent = reminder.text;
     const when = document.createElement("span");
     when.className = "help";
