@@ -182,6 +182,7 @@ def test_a_person_chats_and_forgets_a_fact_in_the_browser(browser: Any, tmp_path
         assert "Nothing remembered yet" in css(browser, "#memory-note")[0].text
 
         # Arabic is shown right to left, answered in Arabic; English beside it stays left to right.
+        css(browser, "#show-chat")[0].click()
         answer = say(browser, "مرحبا، كيف حالك اليوم؟")
         assert answer in ASKED["ar"] + FRIENDLY["ar"], answer
         direction = "return getComputedStyle(arguments[0]).direction"
