@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 
 Fallback = Literal[
     "fold_kept_summary",  # the fold failed: the previous summary stays until it is tried again
+    "fold_promise_unknown",  # the fold named a promise it was not given: that one is ignored
     "pick_failed",  # routing had no pick from the model: the request opens new work
     "origin_failed",  # memory's origin call failed: the turn is tried again later
     "capture_stored_nothing",  # origin kept failing: the turn's words make no memory item

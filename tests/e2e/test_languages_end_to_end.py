@@ -15,6 +15,7 @@ import pytest
 from session.activity import THINKING
 from session.notify.wording import ONE
 from session.turn import APOLOGY, DECLINED
+from tests.support import push_service
 from tests.support.device import Device
 from tests.support.push_service import LocalPushService, turned_on
 from tests.support.stack import Stack, running_stack
@@ -40,11 +41,7 @@ def web() -> Iterator[LocalWeb]:
     web.stop()
 
 
-@pytest.fixture(scope="module")
-def push() -> Iterator[LocalPushService]:
-    with LocalPushService() as service:
-        yield service
-        assert not service.rejections()
+push = push_service.push  # the fixture
 
 
 @pytest.fixture(scope="module")

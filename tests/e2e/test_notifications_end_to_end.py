@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import push_service
 from tests.support.device import Device
 from tests.support.push_service import LocalPushService, push_frame, turned_on
 from tests.support.stack import Stack, running_stack
@@ -24,11 +25,7 @@ QUIET_S = 4.0
 NOT_HERE = "Violet can't send notifications to this browser. Nothing was changed."
 
 
-@pytest.fixture(scope="module")
-def push() -> Iterator[LocalPushService]:
-    with LocalPushService() as service:
-        yield service
-        assert not service.rejections()
+push = push_service.push  # the fixture
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.support import push_service
 from tests.support.device import Device
 from tests.support.push_service import LocalPushService, turned_on
 from tests.support.stack import Stack, running_stack
@@ -43,11 +44,7 @@ def web() -> Iterator[LocalWeb]:
     web.stop()
 
 
-@pytest.fixture(scope="module")
-def push() -> Iterator[LocalPushService]:
-    with LocalPushService() as service:
-        yield service
-        assert not service.rejections()
+push = push_service.push  # the fixture
 
 
 def clock(base: datetime, minutes: int, zone: str) -> str:

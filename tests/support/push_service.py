@@ -18,12 +18,14 @@ import secrets
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 import http_ece
 import jwt
+import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -294,3 +296,12 @@ async def turned_on(stack: Stack, person: str, browser: dict[str, str]) -> str:
     }
     await phone.socket.close()
     return device_id
+
+
+@pytest.fixture(scope="module")
+def push() -> Iterator[LocalPushService]:
+    """A local push service for a module's tests (import it as the module's `push`): no push it
+    was sent may have been refused."""
+    with LocalPushService() as service:
+        yield service
+        assert not service.rejections()

@@ -255,6 +255,35 @@ async def test_a_summary_longer_than_its_limit_is_clipped_not_refused(client, me
     assert folded.summary.endswith("tea.")
 
 
+async def test_the_folds_schema_holds_nothing_of_the_persons_and_is_one_grammar(
+    client, messages_api
+):
+    promises = ["call the dentist about Sam's tooth", "book the piano lesson"]
+    await fold(client, previous_summary="", lines=[], open_promises=promises, person=PERSON)
+    await fold(client, previous_summary="", lines=[], open_promises=["x"], person=PERSON)
+    first, second = (body["output_config"]["format"]["schema"] for body in messages_api.bodies)
+    assert first == second  # the same for every fold: compiled once
+    assert not any(promise in json.dumps(first) for promise in promises)
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_promise_the_fold_did_not_get_is_ignored(client, messages_api):
+    before = fallbacks.counts()
+    answer = {
+        "summary": "Tea.",
+        "open_promises": ["book the piano lesson", "a promise never made"],
+        "kept": ["call the dentist", "call the dentist", "Call The Dentist!"],
+    }
+    messages_api.push(text(json.dumps(answer)))
+    promises = ["call the dentist", "book the piano lesson"]
+    folded = await fold(
+        client, previous_summary="", lines=[], open_promises=promises, person=PERSON
+    )
+    assert folded.open_promises == ["book the piano lesson"]
+    assert folded.kept == ["call the dentist"]
+    assert (fallbacks.counts() - before)["fold_promise_unknown"] == 1
+
+
 async def test_structured_calls_in_rules_mode_follow_the_offline_rules(client, messages_api):
     chosen = await pick(client, request="r", candidates=[Candidate("c1", "d", 0.7)], person=PERSON)
     assert chosen.choice == "c1"

@@ -24,7 +24,7 @@ def test_each_kind_of_call_is_told_apart() -> None:
     said = {"type": "text", "text": "hello"}
     result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}
     update = {"type": "text", "text": t.UPDATE_PREFIX + "It is done."}
-    assert kind_of(structured(fold_schema(["a promise"]))) == "fold"
+    assert kind_of(structured(fold_schema())) == "fold"
     assert kind_of(structured(pick_schema(["c1"]))) == "pick"
     assert kind_of(structured(origin_schema())) == "origin"
     assert kind_of({"tools": WORK, "messages": []}) == "work"

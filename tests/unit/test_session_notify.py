@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,6 +23,7 @@ from session.notify.subscriptions import MAX_DEVICES, Subscription, Subscription
 from session.notify.wording import notice
 from session.store import ConversationStore
 from session.tables import push_outbox
+from tests.support import push_service
 from tests.support.fakes import session_tables
 from tests.support.push_service import LocalPushService
 from violet.database import Database
@@ -88,11 +89,7 @@ class Rig:
         return await self.notifier.send_due()
 
 
-@pytest.fixture(scope="module")
-def push() -> Iterator[LocalPushService]:
-    with LocalPushService() as service:
-        yield service
-        assert not service.rejections()
+push = push_service.push  # the fixture
 
 
 @pytest.fixture

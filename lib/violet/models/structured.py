@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from violet.fallbacks import fallback
 from violet.models.base import ModelClient
 from violet.models.messages import JsonObject
 from violet.models.validation import strict_object
@@ -71,28 +72,28 @@ def read_input(prompt: str) -> JsonObject:
     return data
 
 
-def _promise_list(promises: list[str], description: str) -> JsonObject:
-    # An empty enum is not a schema, so with no promises the list must stay empty.
-    if promises:
-        return {
-            "type": "array",
-            "items": {"type": "string", "enum": promises},
-            "description": description,
-        }
-    return {"type": "array", "items": {"type": "string"}, "maxItems": 0, "description": description}
+def _promise_list(description: str) -> JsonObject:
+    # Plain strings, checked in code (`fold`): the promises' words are the person's, and a
+    # schema is cached apart from the request for a day, so none of them goes in one; and one
+    # schema for every fold is one grammar, compiled once.
+    return {"type": "array", "items": {"type": "string"}, "description": description}
 
 
-def fold_schema(open_promises: list[str]) -> JsonObject:
-    return strict_object(
-        # Not a hard limit in the schema: a longer summary is clipped (`clip`), not refused.
-        summary={
-            "type": "string",
-            "description": "The new summary of the whole conversation so far, at most "
-            f"{SUMMARY_MAX_CHARS} characters.",
-        },
-        open_promises=_promise_list(open_promises, "The promises still open, verbatim."),
-        kept=_promise_list(open_promises, "The promises the conversation shows as done."),
-    )
+FOLD_SCHEMA = strict_object(
+    # Not a hard limit in the schema: a longer summary is clipped (`clip`), not refused.
+    summary={
+        "type": "string",
+        "description": "The new summary of the whole conversation so far, at most "
+        f"{SUMMARY_MAX_CHARS} characters.",
+    },
+    open_promises=_promise_list("The promises still open, each copied exactly from the input."),
+    kept=_promise_list("The promises the conversation shows as done, each copied exactly."),
+)
+
+
+def fold_schema() -> JsonObject:
+    """The fold's schema: the same for every fold, with nothing of the person's in it."""
+    return FOLD_SCHEMA
 
 
 def pick_schema(candidate_ids: list[str]) -> JsonObject:
@@ -160,12 +161,22 @@ async def fold(
     answer = await client.structured(
         name=FOLD,
         description="Record the new summary and the state of the open promises.",
-        schema=fold_schema(promises),
+        schema=fold_schema(),
         prompt=with_input(FOLD_INSTRUCTIONS, data),
         person=person,
     )
     summary = clip(answer["summary"], SUMMARY_MAX_CHARS)
-    return Fold(summary, list(answer["open_promises"]), list(answer["kept"]))
+    named = {key: list(answer[key]) for key in ("open_promises", "kept")}
+    unknown = [text for texts in named.values() for text in texts if text not in promises]
+    if unknown:
+        fallback("fold_promise_unknown", f"{len(unknown)} promise(s) not among those given")
+    return Fold(summary, _among(named["open_promises"], promises), _among(named["kept"], promises))
+
+
+def _among(named: list[str], promises: list[str]) -> list[str]:
+    """The promises an answer named that are among those given, each once: a promise the model
+    reworded or made up is not one (a promise named in neither list stays open: `session.fold`)."""
+    return [text for text in dict.fromkeys(named) if text in promises]
 
 
 def clip(text: str, limit: int) -> str:
