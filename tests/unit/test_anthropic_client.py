@@ -7,6 +7,7 @@ import json
 import socket
 import time
 import warnings
+from dataclasses import replace
 
 import pytest
 from anthropic._data import DEPRECATED_MODELS
@@ -48,8 +49,9 @@ from violet.models import (
 )
 from violet.models import tools as t
 from violet.models.accounting import calling_as
-from violet.models.anthropic_client import CONTINUE, DEFAULT_BASE_URL
+from violet.models.anthropic_client import CONTINUE, DEFAULT_BASE_URL, AnthropicModelClient
 from violet.models.policy import POLICIES
+from violet.models.retry import Backoff
 from violet.models.structured import PICK, SUMMARY_MAX_CHARS
 
 messages_api_server = api_support.messages_api_server  # the fixtures
@@ -337,6 +339,40 @@ async def test_a_reply_cut_short_is_asked_again_with_twice_the_room(client, mess
     first, second = messages_api.bodies
     assert second["max_tokens"] == 2 * first["max_tokens"]
     assert second["messages"] == first["messages"]
+
+
+def client_with(url: str, **limits: float) -> AnthropicModelClient:
+    """A client whose every kind of call has these time limits (`CallPolicy` fields)."""
+    return AnthropicModelClient(
+        api_key="test-key",
+        base_url=url,
+        main_model=MAIN,
+        fast_model=FAST,
+        policies={kind: replace(policy, **limits) for kind, policy in POLICIES.items()},
+        backoff=Backoff(base_s=0.01, max_s=0.05),
+        ledger=UsageLedger(),
+    )
+
+
+async def test_an_answer_asked_again_with_twice_the_room_has_twice_the_time(messages_api):
+    client = client_with(messages_api.url, attempt_s=1.0, idle_s=5.0, budget_s=10.0)
+    messages_api.push(cut("The ferry leaves at"), text("It leaves at nine.", stall_s=1.5))
+    reply = await main_reply(client, "when does the ferry leave?")
+    await client.aclose()
+    assert reply.text == "It leaves at nine."
+    assert len(messages_api.requests) == 2  # not cut off at the first request's time
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_structured_call_with_its_retries_ends_within_its_budget(messages_api):
+    # The routing pick runs inside a call between services with a deadline of its own.
+    client = client_with(messages_api.url, attempt_s=1.0, idle_s=1.0, budget_s=2.5)
+    messages_api.push(stall(3), stall(3), stall(3), stall(3))
+    began = time.monotonic()
+    with pytest.raises(ModelUnavailable):
+        await pick_of(client)
+    await client.aclose()
+    assert time.monotonic() - began < 2.5 + 0.3
 
 
 async def test_a_reply_cut_again_is_continued_in_words(client, messages_api):

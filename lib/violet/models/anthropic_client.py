@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, cast
 
 import anthropic
@@ -83,6 +84,39 @@ def is_cut(content: list[ContentBlock]) -> bool:
     return has_call or not has_words
 
 
+@dataclass
+class CallBudget:
+    """One call's time: its requests, and the waits between them, end by `until` (monotonic).
+    A request may take the policy's attempt time, longer in proportion to the room it asks
+    (`max_tokens`): an answer asked again with twice the room may take twice as long to write."""
+
+    policy: CallPolicy
+    started: float
+    until: float
+
+    @classmethod
+    def of(cls, policy: CallPolicy) -> CallBudget:
+        now = time.monotonic()
+        return cls(policy, now, now + policy.budget_s)
+
+    def attempt_s(self, params: dict[str, Any]) -> float:
+        """How long the next request may take: its share, within what is left of the call."""
+        return max(0.0, min(self._share_s(params), self.left_s()))
+
+    def grow_for(self, params: dict[str, Any]) -> None:
+        """Time for one more request of this size, past what is left."""
+        self.until = max(self.until, time.monotonic()) + self._share_s(params)
+
+    def _share_s(self, params: dict[str, Any]) -> float:
+        return self.policy.attempt_s * max(1.0, params["max_tokens"] / self.policy.max_tokens)
+
+    def left_s(self) -> float:
+        return self.until - time.monotonic()
+
+    def spent_s(self) -> float:
+        return time.monotonic() - self.started
+
+
 class AnthropicModelClient:
     def __init__(
         self,
@@ -127,20 +161,23 @@ class AnthropicModelClient:
         if tools:
             params["tools"] = [tool_param(tool) for tool in tools]
             params["tool_choice"] = {"type": tool_choice}
+        budget = CallBudget.of(policy)
         with self._call(
             person, f"reply.{tier}", self.main_model, system, messages, policy
         ) as record:
-            message = await self._send(record, params, policy)
-            content, stop = await self._resume_paused(record, params, policy, message)
+            message = await self._send(record, params, budget)
+            content, stop = await self._resume_paused(record, params, budget, message)
             if stop == "max_tokens":
-                # The room ran out (thinking counts toward it): once more with twice the room.
+                # The room ran out (thinking counts toward it): once more with twice the room,
+                # and the time to write it.
                 params["max_tokens"] = min(2 * params["max_tokens"], MAX_OUTPUT_TOKENS)
-                message = await self._send(record, params, policy)
-                content, stop = await self._resume_paused(record, params, policy, message)
+                budget.grow_for(params)
+                message = await self._send(record, params, budget)
+                content, stop = await self._resume_paused(record, params, budget, message)
             if stop == "max_tokens":
                 if is_cut(content):
                     raise ModelOutputInvalid("The answer was cut off before it said anything.")
-                content, stop = await self._continue(record, params, policy, content)
+                content, stop = await self._continue(record, params, budget, content)
             return reply_from_blocks(content, stop, cast(Usage, record.usage))
 
     async def structured(
@@ -155,14 +192,17 @@ class AnthropicModelClient:
             "schema": anthropic.transform_schema(schema),
         }
         call = f"structured.{name}"
+        # Every request of a structured call fits its budget, which fits the deadline of the call
+        # between services it runs in (the routing pick's): never grown.
+        budget = CallBudget.of(policy)
         with self._call(person, call, self.fast_model, description, messages, policy) as record:
             try:
-                message = await self._structured_answer(record, params, policy)
+                message = await self._structured_answer(record, params, budget)
             except ModelRefused as refused:
                 # The fast model has no fallback of its own; the main model reads the same.
                 fallback("refusal_on_main_model", str(refused), call=call)
                 params["model"] = self.main_model
-                message = await self._structured_answer(record, params, policy)
+                message = await self._structured_answer(record, params, budget)
             return structured_answer(name, schema, blocks_of(message))
 
     async def aclose(self) -> None:
@@ -207,18 +247,18 @@ class AnthropicModelClient:
         )
 
     async def _structured_answer(
-        self, record: CallRecord, params: dict[str, Any], policy: CallPolicy
+        self, record: CallRecord, params: dict[str, Any], budget: CallBudget
     ) -> Message:
-        message = await self._send(record, params, policy)
+        message = await self._send(record, params, budget)
         if message.stop_reason == "max_tokens":
             params = {**params, "max_tokens": min(2 * params["max_tokens"], MAX_OUTPUT_TOKENS)}
-            message = await self._send(record, params, policy)
+            message = await self._send(record, params, budget)
             if message.stop_reason == "max_tokens":
                 raise ModelOutputInvalid("The structured answer was cut off at its length limit.")
         return message
 
     async def _resume_paused(
-        self, record: CallRecord, params: dict[str, Any], policy: CallPolicy, message: Message
+        self, record: CallRecord, params: dict[str, Any], budget: CallBudget, message: Message
     ) -> tuple[list[ContentBlock], str]:
         """The whole answer of a turn the API paused, sent back as it is to go on."""
         content, stop = blocks_of(message), message.stop_reason or "end_turn"
@@ -226,7 +266,7 @@ class AnthropicModelClient:
             if stop != "pause_turn":
                 break
             resumed = {**params, "messages": [*params["messages"], _assistant(content)]}
-            message = await self._send(record, resumed, policy)
+            message = await self._send(record, resumed, budget)
             content, stop = [*content, *blocks_of(message)], message.stop_reason or "end_turn"
         if stop == "pause_turn":
             raise ModelUnavailable("The answer stayed paused after every continuation.")
@@ -236,7 +276,7 @@ class AnthropicModelClient:
         self,
         record: CallRecord,
         params: dict[str, Any],
-        policy: CallPolicy,
+        budget: CallBudget,
         content: list[ContentBlock],
     ) -> tuple[list[ContentBlock], str]:
         """A reply in words cut at its length limit, asked to go on in words; the text of every
@@ -248,7 +288,7 @@ class AnthropicModelClient:
             more = {**params, "messages": messages}
             if "tools" in more:
                 more["tool_choice"] = {"type": "none"}
-            message = await self._send(record, more, policy)
+            message = await self._send(record, more, budget)
             content, stop = blocks_of(message), message.stop_reason or "end_turn"
             words += [b["text"] for b in content if b["type"] == "text"]
             if stop != "max_tokens":
@@ -258,20 +298,21 @@ class AnthropicModelClient:
     # --- one request, with its retries -----------------------------------------------------
 
     async def _send(
-        self, record: CallRecord, params: dict[str, Any], policy: CallPolicy
+        self, record: CallRecord, params: dict[str, Any], budget: CallBudget
     ) -> Message:
-        """One answer, tried again as the service asks within the policy's budget; refusals
+        """One answer, tried again as the service asks within the call's budget; refusals
         and a full context raise here, so no caller reads an answer that is not one."""
-        started = time.monotonic()
+        policy = budget.policy
         tries = 0
         while True:
             tries += 1
             record.attempts += 1
+            attempt_s = budget.attempt_s(params)
             try:
-                async with asyncio.timeout(policy.attempt_s):
-                    message = await self._request(params, policy)
+                async with asyncio.timeout(attempt_s):
+                    message = await self._request(params, policy, attempt_s)
             except (anthropic.AnthropicError, httpx2.TransportError, TimeoutError) as error:
-                wait = self._wait_before_retry(error, tries, policy, started)
+                wait = self._wait_before_retry(error, tries, budget)
                 if wait is None:
                     raise self._failure(error, tries, policy) from error
                 MODEL_RETRIES.add(1, {"violet.model.call": record.call, "error.type": _kind(error)})
@@ -280,15 +321,13 @@ class AnthropicModelClient:
             self._account(record, message)
             return _checked(message, tries)
 
-    def _wait_before_retry(
-        self, error: Exception, tries: int, policy: CallPolicy, started: float
-    ) -> float | None:
+    def _wait_before_retry(self, error: Exception, tries: int, budget: CallBudget) -> float | None:
         """How long to wait before the next try; None when there is none to make."""
         if not is_retried(error):
             return None
         wait = self.backoff.delay(tries - 1, retry_after_s(error))
-        spent = time.monotonic() - started
-        if tries >= policy.attempts or spent + wait >= policy.budget_s:
+        spent = budget.spent_s()
+        if tries >= budget.policy.attempts or wait >= budget.left_s():
             fallback(
                 "retry_budget_spent",
                 f"{_kind(error)} after {tries} tries in {spent:.1f} s, next wait {wait:.1f} s",
@@ -296,8 +335,10 @@ class AnthropicModelClient:
             return None
         return wait
 
-    async def _request(self, params: dict[str, Any], policy: CallPolicy) -> Message:
-        timeout = httpx2.Timeout(policy.attempt_s, connect=5.0, read=policy.idle_s)
+    async def _request(
+        self, params: dict[str, Any], policy: CallPolicy, attempt_s: float
+    ) -> Message:
+        timeout = httpx2.Timeout(attempt_s, connect=5.0, read=min(policy.idle_s, attempt_s))
         if not policy.stream:
             return await self._sdk.messages.create(**params, timeout=timeout)
         async with self._sdk.messages.stream(**params, timeout=timeout) as stream:
