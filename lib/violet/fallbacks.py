@@ -26,6 +26,7 @@ Fallback = Literal[
     "origin_failed",  # memory's origin call failed: the turn is tried again later
     "capture_stored_nothing",  # origin kept failing: the turn's words make no memory item
     "refusal",  # a model declined: the person is told plainly, nothing is remembered
+    "spend_limit",  # the paying account reached a spending limit: the person is told so
     "refusal_on_main_model",  # the fast model declined a structured call; the main model took it
     "retry_budget_spent",  # the API stayed busy past the call's retry budget
     "answer_cut",  # an answer stopped at its length limit and could not be finished

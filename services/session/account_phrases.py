@@ -483,6 +483,58 @@ def notice_phrase(notice: str, payer: Payer, language: str) -> str:
     return f"{refused}{space}{phrase(after, language)}"
 
 
+# The account paying for the person's calls reached a spending limit (`SpendLimitReached`).
+SPEND_LIMIT = {
+    "en": "The Anthropic account that pays for me has reached its spending limit, so I can't "
+    "answer just now. I've kept what you said; ask again once the limit is raised or renewed.",
+    "pt": "A conta da Anthropic que paga por mim chegou ao limite de gastos, por isso não "
+    "consigo responder agora. Guardei o que disse; pergunte de novo quando o limite for "
+    "aumentado ou renovado.",
+    "es": "La cuenta de Anthropic que me paga ha llegado a su límite de gasto, así que ahora no "
+    "puedo responder. He guardado lo que has dicho; vuelve a preguntar cuando el límite se "
+    "amplíe o se renueve.",
+    "fr": "Le compte Anthropic qui me paie a atteint sa limite de dépenses, je ne peux donc pas "
+    "répondre pour l'instant. J'ai gardé ce que vous avez dit ; redemandez une fois la limite "
+    "relevée ou renouvelée.",
+    "de": "Das Anthropic-Konto, das für mich bezahlt, hat sein Ausgabenlimit erreicht, daher "
+    "kann ich gerade nicht antworten. Ich habe gespeichert, was Sie gesagt haben; fragen Sie "
+    "erneut, sobald das Limit erhöht oder erneuert ist.",
+    "it": "L'account Anthropic che mi paga ha raggiunto il suo limite di spesa, quindi ora non "
+    "posso rispondere. Ho conservato quello che hai detto; richiedi quando il limite sarà "
+    "alzato o rinnovato.",
+    "nl": "Het Anthropic-account dat voor mij betaalt heeft zijn bestedingslimiet bereikt, dus ik "
+    "kan nu niet antwoorden. Ik heb bewaard wat je zei; vraag het opnieuw zodra de limiet is "
+    "verhoogd of vernieuwd.",
+    "pl": "Konto Anthropic, które za mnie płaci, osiągnęło limit wydatków, więc nie mogę teraz "
+    "odpowiedzieć. Zachowałam to, co napisałeś; zapytaj ponownie, gdy limit zostanie "
+    "podniesiony lub odnowiony.",
+    "tr": "Benim için ödeme yapan Anthropic hesabı harcama sınırına ulaştı, bu yüzden şu anda "
+    "yanıt veremiyorum. Söylediklerinizi sakladım; sınır yükseltildiğinde ya da yenilendiğinde "
+    "tekrar sorun.",
+    "id": "Akun Anthropic yang membayar saya sudah mencapai batas pengeluarannya, jadi saya belum "
+    "bisa menjawab sekarang. Saya sudah menyimpan yang Anda katakan; tanyakan lagi setelah "
+    "batasnya dinaikkan atau diperbarui.",
+    "vi": "Tài khoản Anthropic trả phí cho mình đã chạm giới hạn chi tiêu, nên lúc này mình chưa "
+    "trả lời được. Mình đã lưu lại điều bạn nói; bạn hỏi lại khi giới hạn được nâng hoặc gia "
+    "hạn nhé.",
+    "ru": "Аккаунт Anthropic, который за меня платит, достиг лимита расходов, поэтому сейчас я "
+    "не могу ответить. Я сохранила то, что вы сказали; спросите снова, когда лимит поднимут "
+    "или обновят.",
+    "ar": "بلغ حساب Anthropic الذي يدفع تكلفتي حدّ الإنفاق، لذلك لا أستطيع الرد الآن. حفظتُ ما "
+    "قيل؛ يُرجى السؤال مجددًا بعد رفع الحد أو تجديده.",
+    "hi": "मेरा ख़र्च उठाने वाला Anthropic खाता अपनी ख़र्च सीमा तक पहुँच गया है, इसलिए मैं अभी जवाब "
+    "नहीं दे सकती। आपने जो कहा, वह मैंने सहेज लिया है; सीमा बढ़ने या नवीनीकृत होने पर फिर से "
+    "पूछें।",
+    "zh": "为我付费的 Anthropic 账户已达到支出上限，所以我现在没法回答。你说的话我已经保存好了；"
+    "等上限提高或续期后再问我吧。",
+    "ja": "私の費用を払っている Anthropic のアカウントが支出の上限に達したため、今はお答えできま"
+    "せん。お話しいただいた内容は保存しました。上限が引き上げられるか更新されたら、もう一度"
+    "聞いてください。",
+    "ko": "저를 위해 비용을 내는 Anthropic 계정이 지출 한도에 도달해서 지금은 답할 수 없어요. "
+    "말씀하신 내용은 저장해 두었어요. 한도가 올라가거나 갱신되면 다시 물어봐 주세요.",
+}
+
+
 def held_phrase(hold: Hold, language: str) -> str:
     return phrase(HELD[hold], language)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from opentelemetry import trace
 
-from session.account_phrases import held_phrase
+from session.account_phrases import SPEND_LIMIT, held_phrase
 from session.accounts import Accounts
 from session.actions import MainActions
 from session.activity import Activity
@@ -34,6 +34,7 @@ from violet.models import (
     ModelMessage,
     ModelRefused,
     Reply,
+    SpendLimitReached,
     TextBlock,
 )
 from violet.models.credentials import CallsHeld
@@ -268,6 +269,10 @@ class MainSession:
         except ModelRefused as refused:
             fallback("refusal", str(refused), category=refused.category or "")
             return Answer(phrase(DECLINED, language), remember=False)
+        except SpendLimitReached as limit:
+            # An account notice, not an apology: asking again will not help until it changes.
+            fallback("spend_limit", str(limit))
+            return Answer(phrase(SPEND_LIMIT, language))
         except ModelContextFull:
             raise
         except ModelError as error:

@@ -26,6 +26,7 @@ from violet.identity import Identity
 from violet.models import (
     ContentBlock,
     JsonObject,
+    ModelError,
     ModelMessage,
     ModelUnavailable,
     OfflineModelClient,
@@ -69,6 +70,8 @@ class FakeModel:
 
     ledger: UsageLedger = field(default_factory=UsageLedger)
     failing: set[str] = field(default_factory=set)  # REPLY or structured call names that fail
+    # What a failing reply raises (default: the API busy or away).
+    reply_failure: ModelError | None = None
     calls: list[str] = field(default_factory=list)  # REPLY, or the structured call's name
     conversations: list[list[ModelMessage]] = field(default_factory=list)
     _scripted: deque[Reply] = field(default_factory=deque, init=False, repr=False)
@@ -102,7 +105,7 @@ class FakeModel:
         self.calls.append(REPLY)
         self.conversations.append(messages)
         if REPLY in self.failing:
-            raise ModelUnavailable("the main model is failing in this test")
+            raise self.reply_failure or ModelUnavailable("the main model is failing in this test")
         if self._scripted:
             return self._scripted.popleft()
         return await self._offline.reply(

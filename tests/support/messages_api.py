@@ -8,13 +8,13 @@ a rule refuses gets the API's 400 and is recorded as rejected (`rejections()`), 
 can fail every test that sent one.
 
 It answers from a queue of canned responses a test sets (`push` of `text`, `tool_call`, `error`,
-`overloaded`, `rate_limited`, `server_error`, `invalid_request`, `stall`, `cut`, `refusal`,
-`paused`, `context_exceeded`), ahead of which `fail_every(n, canned)` answers every n-th valid
-request and `fail_tool(name)` fails a structured call; when the queue is empty, it answers by
-running the offline model's rules on the request (a structured output by the offline model's
-structured rules, told apart by the schema's top-level property names), so a whole stack can run
-in the Anthropic mode against it. It records every request (JSON body and headers) with the
-status and usage it answered.
+`overloaded`, `rate_limited`, `server_error`, `invalid_request`, `spend_limit_reached`,
+`usage_limits_reached`, `stall`, `cut`, `refusal`, `paused`, `context_exceeded`), ahead of which
+`fail_every(n, canned)` answers every n-th valid request and `fail_tool(name)` fails a structured
+call; when the queue is empty, it answers by running the offline model's rules on the request (a
+structured output by the offline model's structured rules, told apart by the schema's top-level
+property names), so a whole stack can run in the Anthropic mode against it. It records every
+request (JSON body and headers) with the status and usage it answered.
 
 Thinking is adaptive and on by default, so an answer starts with a thinking block (empty under
 the default display "omitted"), except on Haiku rules with a forced tool or thinking turned off.
@@ -241,6 +241,8 @@ class Canned:
     should_retry: bool | None = None
     stream_pause_s: float = 0.0
     cut_json: str | None = None
+    # An error's `error.details.error_code` (`enforced_spend_limit_reached`, ...).
+    error_code: str | None = None
 
 
 def text(words: str, **options: object) -> Canned:
@@ -264,6 +266,24 @@ def tool_call(name: str, tool_input: dict, *, before: str = "", **options: objec
 
 def error(status: int, kind: str, message: str, **options: object) -> Canned:
     return Canned(error=(status, kind, message), **options)
+
+
+def spend_limit_reached(code: str = "enforced_spend_limit_reached") -> Canned:
+    """The paying organisation crossed its tier's monthly cap (or its contract's): a 429 whose
+    `error.details.error_code` says so, with no retry-after (https://platform.claude.com/docs/
+    en/api/errors)."""
+    return Canned(
+        error=(429, "rate_limit_error", "Your organization has reached its spend limit."),
+        error_code=code,
+    )
+
+
+def usage_limits_reached() -> Canned:
+    """The spending limit the organisation set for itself: a 400 that says when access resumes."""
+    return invalid_request(
+        "You have reached your specified API usage limits. You will regain access on "
+        "2027-01-01 at 00:00 UTC."
+    )
 
 
 def overloaded(**options: object) -> Canned:
@@ -348,7 +368,9 @@ def canned_from_spec(spec: dict) -> Canned:
     }
     if "error" in spec:
         e = spec["error"]
-        return error(int(e["status"]), e["type"], e.get("message", e["type"]), **options)
+        made = error(int(e["status"]), e["type"], e.get("message", e["type"]), **options)
+        made.error_code = e.get("error_code")
+        return made
     if "refusal" in spec:
         given = spec["refusal"]
         details = given if isinstance(given, dict) else {"category": given or "cyber"}
@@ -399,6 +421,7 @@ def error_response(
     retry_after_s: float | None = None,
     retry_after_ms: float | None = None,
     should_retry: bool | None = None,
+    error_code: str | None = None,
 ) -> JSONResponse:
     request_id = f"req_{uuid.uuid4().hex[:24]}"
     headers = {"request-id": request_id}
@@ -408,7 +431,10 @@ def error_response(
         headers["retry-after-ms"] = f"{retry_after_ms:g}"
     if should_retry is not None:
         headers["x-should-retry"] = "true" if should_retry else "false"
-    body = {"type": "error", "error": {"type": kind, "message": message}, "request_id": request_id}
+    said: dict = {"type": kind, "message": message}
+    if error_code is not None:
+        said["details"] = {"error_code": error_code}
+    body = {"type": "error", "error": said, "request_id": request_id}
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -1627,6 +1653,7 @@ class MessagesAPI:
                 retry_after_s=canned.retry_after_s,
                 retry_after_ms=canned.retry_after_ms,
                 should_retry=canned.should_retry,
+                error_code=canned.error_code,
             )
         if canned is not None:
             content, stop_reason = canned.content, canned.stop_reason

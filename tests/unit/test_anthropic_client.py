@@ -25,9 +25,11 @@ from tests.support.messages_api import (
     rate_limited,
     refusal,
     server_error,
+    spend_limit_reached,
     stall,
     text,
     tool_call,
+    usage_limits_reached,
 )
 from violet import fallbacks
 from violet.models import (
@@ -41,6 +43,7 @@ from violet.models import (
     ModelRejected,
     ModelUnavailable,
     ModelUnreachable,
+    SpendLimitReached,
     UsageLedger,
     fold,
     make_model_client,
@@ -304,6 +307,27 @@ async def test_structured_calls_in_rules_mode_follow_the_offline_rules(client, m
 
 
 # --- stop reasons --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reached",
+    [spend_limit_reached(), spend_limit_reached("contract_spend_limit_reached")],
+    ids=["tier cap (429)", "contract (429)"],
+)
+async def test_a_spending_limit_is_its_own_failure_and_never_asked_again(
+    client, messages_api, reached
+):
+    messages_api.push(reached)
+    with pytest.raises(SpendLimitReached):
+        await main_reply(client, "hi")
+    assert len(messages_api.requests) == 1
+
+
+async def test_an_organisations_own_spending_limit_is_one_too(client, messages_api):
+    messages_api.push(usage_limits_reached())
+    with pytest.raises(SpendLimitReached) as reached:
+        await pick_of(client)
+    assert reached.value.status_code == 400 and len(messages_api.requests) == 1
 
 
 async def test_a_refusal_is_raised_with_its_category(client, messages_api):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from session.account_phrases import SPEND_LIMIT
 from session.actions import MainActions
 from session.capture.sender import CaptureSender
 from session.conversations import Conversation
@@ -36,7 +37,7 @@ from tests.support.fakes import (
 from tests.support.trips import trips_of
 from violet import fallbacks
 from violet.leases import Lease
-from violet.models import ToolCall
+from violet.models import SpendLimitReached, ToolCall
 from violet.models import tools as t
 from violet.models.structured import FOLD
 
@@ -120,6 +121,17 @@ async def test_a_failing_main_model_still_answers_once_asking_to_say_it_again(ri
     assert answers(await rig.settled()) == [("d1", APOLOGY["en"])]
     assert rig.model.calls == [REPLY]
     assert fallbacks.counts() - before == {"answer_failed": 1}
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_spent_spending_limit_is_told_as_such_not_as_a_passing_failure(rig: Rig) -> None:
+    rig.model.failing.add(REPLY)
+    rig.model.reply_failure = SpendLimitReached("the paying account reached its limit")
+    before = fallbacks.counts()
+    await rig.say("Are you there?")
+
+    assert answers(await rig.settled()) == [("d1", SPEND_LIMIT["en"])]
+    assert fallbacks.counts() - before == {"spend_limit": 1}
 
 
 async def test_a_tool_call_is_run_and_its_result_handed_back_before_the_answer(

@@ -12,6 +12,7 @@ from violet.models.errors import (
     ModelUnavailable,
     ModelUnreachable,
     PersonGone,
+    SpendLimitReached,
 )
 from violet.models.factory import (
     DEFAULT_FAST_MODEL,
@@ -59,6 +60,7 @@ __all__ = [
     "ModelOutputInvalid",
     "ModelRefused",
     "ModelRejected",
+    "SpendLimitReached",
     "ModelUnavailable",
     "PersonGone",
     "ModelUnreachable",

@@ -36,10 +36,11 @@ from violet.models.errors import (
     ModelRejected,
     ModelUnavailable,
     ModelUnreachable,
+    SpendLimitReached,
 )
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage
 from violet.models.policy import MAX_OUTPUT_TOKENS, POLICIES, CallKind, CallPolicy
-from violet.models.retry import Backoff, is_retried, retry_after_s
+from violet.models.retry import Backoff, is_retried, is_spend_limit, retry_after_s
 from violet.models.validation import structured_answer
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -384,6 +385,12 @@ class AnthropicModelClient:
             )
         if isinstance(error, anthropic.APIStatusError):
             detail = error.message if error.message else (error.type or "no detail")
+            if is_spend_limit(error):
+                return SpendLimitReached(
+                    f"The paying account reached a spending limit (HTTP {status}): {detail}",
+                    attempts=attempts,
+                    status_code=status,
+                )
             if status is None or status == 429 or status >= 500 or status < 400:
                 return ModelUnavailable(
                     f"The answering service is busy or failing (HTTP {status}: {detail}); {tries}.",

@@ -48,6 +48,14 @@ class ModelContextFull(ModelError):
     """The conversation filled the model's context window before the answer was complete."""
 
 
+class SpendLimitReached(ModelError):
+    """The account paying for the call reached a spending limit: its organisation's or
+    workspace's own (400 "You have reached your specified API usage limits"), its tier's monthly
+    cap (429 `enforced_spend_limit_reached`) or its contract's (429
+    `contract_spend_limit_reached`). Asking again does not help until the limit is raised or
+    resets (https://platform.claude.com/docs/en/api/errors)."""
+
+
 class KeyRefused(ModelRejected):
     """The account behind the key refused the call: the key is wrong or revoked (401), lacks
     permission (403), or its account cannot pay (402). Another try with that key would not help."""

@@ -44,6 +44,24 @@ def _headers(error: Exception) -> httpx2.Headers | None:
     return getattr(response, "headers", None)
 
 
+# How a 400 says an organisation's or workspace's own spending limit was reached.
+SPEND_LIMIT_MESSAGES = (
+    "You have reached your specified API usage limits",
+    "You have reached your specified workspace API usage limits",
+)
+
+
+def is_spend_limit(error: Exception) -> bool:
+    """Whether the error says the paying account reached a spending limit."""
+    if getattr(error, "error_code", None) in NEVER_RETRIED_CODES:
+        return True
+    body = getattr(error, "body", None)
+    message = body.get("error", {}).get("message", "") if isinstance(body, dict) else ""
+    return getattr(error, "status_code", None) == 400 and str(message).startswith(
+        SPEND_LIMIT_MESSAGES
+    )
+
+
 def is_retried(error: Exception) -> bool:
     """Whether sending the request again may succeed."""
     if isinstance(error, anthropic.APIConnectionError | httpx2.TransportError | TimeoutError):
