@@ -53,7 +53,9 @@ from violet.models import (
 from violet.models import tools as t
 from violet.models.accounting import calling_as
 from violet.models.anthropic_client import CONTINUE, DEFAULT_BASE_URL, AnthropicModelClient
+from violet.models.base import Usage
 from violet.models.policy import POLICIES
+from violet.models.prices import PRICES
 from violet.models.retry import Backoff
 from violet.models.structured import PICK, SUMMARY_MAX_CHARS
 
@@ -328,6 +330,23 @@ async def test_an_organisations_own_spending_limit_is_one_too(client, messages_a
     with pytest.raises(SpendLimitReached) as reached:
         await pick_of(client)
     assert reached.value.status_code == 400 and len(messages_api.requests) == 1
+
+
+async def test_each_request_of_a_call_is_priced_at_its_own_model_and_prompt_length(
+    client, messages_api
+):
+    # Two requests of 60,000 prompt tokens each on Haiku 5.5 (a structured answer cut short,
+    # asked again with twice the room): each under the 100,000 that Haiku bills at five times.
+    long_request = "The ferry timetable for the whole summer, line by line. " * 3_300
+    messages_api.push(cut('{"choice": "c1", "confid'))
+    await pick_of(client, long_request)
+    assert [r.body["model"] for r in messages_api.requests] == [FAST, FAST]
+    each = [
+        PRICES[FAST].cost_usd(Usage(FAST, r.usage["input_tokens"], r.usage["output_tokens"], 0.0))
+        for r in messages_api.requests
+    ]
+    assert all(40_000 < r.usage["input_tokens"] < 100_000 for r in messages_api.requests)
+    assert client.ledger.totals(PERSON).cost_usd == pytest.approx(sum(each))
 
 
 async def test_a_refusal_is_raised_with_its_category(client, messages_api):

@@ -40,6 +40,7 @@ from violet.models.errors import (
 )
 from violet.models.messages import ContentBlock, JsonObject, ModelMessage
 from violet.models.policy import MAX_OUTPUT_TOKENS, POLICIES, CallKind, CallPolicy
+from violet.models.prices import priced
 from violet.models.retry import Backoff, is_retried, is_spend_limit, retry_after_s
 from violet.models.validation import structured_answer
 
@@ -351,18 +352,20 @@ class AnthropicModelClient:
                 raise ModelOutputInvalid(malformed) from error
 
     def _account(self, record: CallRecord, message: Message) -> None:
-        usage = Usage(
-            model=message.model,
-            input_tokens=message.usage.input_tokens,
-            output_tokens=message.usage.output_tokens,
-            latency_s=record.elapsed_s(),
-            cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
-            cache_read_tokens=message.usage.cache_read_input_tokens or 0,
-            cache_write_1h_tokens=(
-                message.usage.cache_creation.ephemeral_1h_input_tokens
-                if message.usage.cache_creation is not None
-                else 0
-            ),
+        usage = priced(
+            Usage(
+                model=message.model,
+                input_tokens=message.usage.input_tokens,
+                output_tokens=message.usage.output_tokens,
+                latency_s=record.elapsed_s(),
+                cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
+                cache_read_tokens=message.usage.cache_read_input_tokens or 0,
+                cache_write_1h_tokens=(
+                    message.usage.cache_creation.ephemeral_1h_input_tokens
+                    if message.usage.cache_creation is not None
+                    else 0
+                ),
+            )
         )
         record.answered(
             usage,

@@ -51,13 +51,17 @@ class Usage:
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_1h_tokens: int = 0  # the part of `cache_write_tokens` kept for an hour
+    # US dollars, priced request by request at each one's own model and prompt length
+    # (`violet.models.prices`); None where nothing prices it (the offline model).
+    cost_usd: float | None = None
 
     @property
     def prompt_tokens(self) -> int:
         return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
 
     def plus(self, other: Usage) -> Usage:
-        """Both requests' tokens together, as one call's (the later request's model)."""
+        """Both requests' tokens together, as one call's (the later request's model); their
+        costs added as each was priced, never priced again as one longer prompt."""
         return Usage(
             model=other.model,
             input_tokens=self.input_tokens + other.input_tokens,
@@ -66,7 +70,14 @@ class Usage:
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_1h_tokens=self.cache_write_1h_tokens + other.cache_write_1h_tokens,
+            cost_usd=_added(self.cost_usd, other.cost_usd),
         )
+
+
+def _added(one: float | None, other: float | None) -> float | None:
+    if one is None and other is None:
+        return None
+    return (one or 0.0) + (other or 0.0)
 
 
 @dataclass

@@ -8,7 +8,7 @@ Haiku 5.5 bills a prompt longer than 100,000 tokens at five times every rate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from violet.models.base import Usage
@@ -69,6 +69,14 @@ PRICES: dict[str, Prices] = {
 
 
 def cost_usd(usage: Usage) -> float | None:
-    """The call's cost, or None for a model the table does not price (the offline model)."""
+    """The cost of a call's usage: as its requests were priced, one by one (`priced`), else
+    that of one request; None for a model the table does not price (the offline model)."""
+    if usage.cost_usd is not None:
+        return usage.cost_usd
     prices = PRICES.get(usage.model)
     return prices.cost_usd(usage) if prices is not None else None
+
+
+def priced(usage: Usage) -> Usage:
+    """One request's usage with its cost, at its own model and prompt length."""
+    return replace(usage, cost_usd=cost_usd(replace(usage, cost_usd=None)))
