@@ -32,7 +32,8 @@ ALLOWED_KEYS = {
     "documents": {"type", "items"},
     "document": {"type", "name", "title", "text"},
     "error": {"type", "code", "text"},
-    "account": {"type", "key", "ending", "month_usd", "text", "note"},
+    "account": {"type", "key", "ending", "month_usd", "text", "note", "own_keys"},
+    "reminders": {"type", "items"},
 }
 
 
