@@ -16,9 +16,10 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, union_all, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Row
 
 from session.reminders.times import Schedule, TimeRefused
 from session.tables import conversations, reminders, updates
@@ -58,13 +59,9 @@ class Fired:
     work: tuple[Reminder, datetime] | None = None
 
 
-def _reminder(row: object) -> Reminder:
-    schedule = Schedule(
-        datetime.fromisoformat(row.starts),  # type: ignore[attr-defined]
-        row.zone,  # type: ignore[attr-defined]
-        row.repeat,  # type: ignore[attr-defined]
-    )
-    return Reminder(row.id, row.text, row.work, schedule, row.next_at)  # type: ignore[attr-defined]
+def _reminder(row: Row[Any]) -> Reminder:
+    schedule = Schedule(datetime.fromisoformat(row.starts), row.zone, row.repeat)
+    return Reminder(row.id, row.text, row.work, schedule, row.next_at)
 
 
 _OPEN = (
