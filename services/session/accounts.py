@@ -137,7 +137,6 @@ class Accounts:
         self._standing = standing
         self._keyring = keyring
         self._rules = rules
-        self.own_keys = rules.own_keys
         self._check = check
         self._clock = clock
         # People found with nothing to tell, and when: asked again only after `quiet_s`, so a
@@ -154,6 +153,11 @@ class Accounts:
         return self._keyring.current
 
     # --- who pays ---------------------------------------------------------------------------
+
+    @property
+    def own_keys(self) -> str:
+        """What a key of their own is to people here (`AccountRules.own_keys`)."""
+        return self._rules.own_keys
 
     async def sealed_credential(self, person: str) -> tuple[Payer, Hold, Sealed | None]:
         paying = await self._payer(person, await self._key_row(person))
