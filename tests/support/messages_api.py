@@ -55,8 +55,9 @@ and the records are reached over HTTP: `POST /_control/queue` with a JSON list o
 `POST /_control/every` (`{"every": N, "spec": {...}}`; `every` 0 stops it),
 `POST /_control/keys` (`{"key": K, "status": 401|402|403}`; status 0 accepts it again),
 `POST /_control/clock` (`{"advance_s": S}`), `POST /_control/promises` (`{"every": N,
-"keeps": bool}`; `every` 0 stops it) and `POST /_control/pace` (`{"stall_s": S}`: every answer
-waits S seconds first, as a busy API does; 0 stops it).
+"keeps": bool}`; `every` 0 stops it), `POST /_control/pace` (`{"stall_s": S}`: every answer
+waits S seconds first, as a busy API does; 0 stops it) and `POST /_control/thinking`
+(`{"skipped": bool}`: answers without a thinking block, as adaptive thinking may give).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ import copy
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 import signal
@@ -119,6 +121,7 @@ FORCED = ("any", "tool")
 THINKING_TYPES = ("thinking", "redacted_thinking")
 THINKING_TOKENS = 16  # what each thinking block adds to output_tokens
 THINKING_SUMMARY = "Weighed the request and settled on how to answer it."
+SUMMARY_EVERY_S = 5.0  # how often a long think streams a piece of its summary
 MAX_STRICT_TOOLS = 20
 MAX_OPTIONAL_PROPERTIES = 24
 MAX_UNION_PROPERTIES = 16
@@ -228,7 +231,10 @@ class Canned:
     `stream_pause_s` pauses a stream after its first events. `retry_after_s`,
     `retry_after_ms` and `should_retry` set the `retry-after`, `retry-after-ms` and
     `x-should-retry` headers of an error. `cut_json` is what a stream sends of the input of a
-    cut `tool_use` (the last block)."""
+    cut `tool_use` (the last block). `thinks` False: adaptive thinking chose not to think, and
+    the answer has no thinking block. `think_s`: how long the thinking takes; under the
+    `summarized` display a piece of its summary streams every `summary_every_s`, under
+    `omitted` nothing is sent between the thinking block's start and its signature."""
 
     content: list[dict] = field(default_factory=list)
     stop_reason: str | None = None
@@ -243,6 +249,9 @@ class Canned:
     cut_json: str | None = None
     # An error's `error.details.error_code` (`enforced_spend_limit_reached`, ...).
     error_code: str | None = None
+    thinks: bool = True
+    think_s: float = 0.0
+    summary_every_s: float = SUMMARY_EVERY_S
 
 
 def text(words: str, **options: object) -> Canned:
@@ -356,12 +365,15 @@ def canned_from_spec(spec: dict) -> Canned:
     `{"tool_use": {"name", "input"}, "text"?}`, `{"content": [...], "stop_reason"?}`,
     `{"error": {"status", "type", "message"?}}`, `{"refusal": category or {"category",
     "explanation"}}`, `{"cut": {"text"} or {"tool_use": {"name", "input"}} or {}}`, each with
-    optional `stall_s`, `mid_stream`, `stream_pause_s`, `retry_after_s`, `retry_after_ms` and
-    `should_retry`."""
+    optional `stall_s`, `mid_stream`, `stream_pause_s`, `thinks`, `think_s`, `summary_every_s`,
+    `retry_after_s`, `retry_after_ms` and `should_retry`."""
     options: dict = {
         "stall_s": float(spec.get("stall_s", 0.0)),
         "mid_stream": bool(spec.get("mid_stream", False)),
         "stream_pause_s": float(spec.get("stream_pause_s", 0.0)),
+        "thinks": bool(spec.get("thinks", True)),
+        "think_s": float(spec.get("think_s", 0.0)),
+        "summary_every_s": float(spec.get("summary_every_s", SUMMARY_EVERY_S)),
         "retry_after_s": spec.get("retry_after_s"),
         "retry_after_ms": spec.get("retry_after_ms"),
         "should_retry": spec.get("should_retry"),
@@ -512,13 +524,28 @@ def _check_keys(body: dict, betas: frozenset[str]) -> None:
 
 def _check_max_tokens(body: dict) -> None:
     wanted = body["max_tokens"]
-    if wanted < 1:
-        raise _invalid("max_tokens: must be at least 1")
+    if wanted == 0:  # pre-warming the cache: the prompt is read and written, nothing answered
+        _check_prewarm(body)
+        return
+    if wanted < 0:
+        raise _invalid("max_tokens: must be at least 0")
     if wanted > MAX_OUTPUT_TOKENS:
         raise _invalid(
             f"max_tokens: {wanted} > {MAX_OUTPUT_TOKENS}, which is the maximum allowed number "
             f"of output tokens for {body['model']}"
         )
+
+
+def _check_prewarm(body: dict) -> None:
+    if body.get("stream"):
+        raise _invalid("max_tokens: 0 cannot be used with streaming")
+    if output_format(body) is not None:
+        raise _invalid("max_tokens: 0 cannot be used with structured outputs")
+
+
+def prewarms(body: dict) -> bool:
+    """Whether a request only writes its prompt to the cache (`max_tokens: 0`)."""
+    return body.get("max_tokens") == 0
 
 
 def _check_sampling(body: dict, family: str) -> None:
@@ -1132,7 +1159,12 @@ def rules_answer(body: dict) -> list[dict]:
         offered = set()
     tier = "work" if offered & _WORK_TOOLS else "main"
     messages = _without_thinking(body["messages"])
-    return respond(tier=tier, system=system, messages=messages, offered=offered)
+    answer = respond(tier=tier, system=system, messages=messages, offered=offered)
+    # The offline rules name a call by its content; the API gives every call an id of its own.
+    return [
+        {**block, "id": f"toolu_{uuid.uuid4().hex[:24]}"} if block["type"] == "tool_use" else block
+        for block in answer
+    ]
 
 
 def _structured(name: str, what: str, prompt: str) -> dict:
@@ -1173,7 +1205,7 @@ def message_json(
         "stop_details": stop_details if reason == "refusal" else None,
         "usage": {
             **prompt,
-            "output_tokens": output if reason == "refusal" else max(1, output),
+            "output_tokens": output if reason == "refusal" or prewarms(body) else max(1, output),
             "output_tokens_details": {"thinking_tokens": thinking},
         },
     }
@@ -1211,14 +1243,16 @@ def _units(body: dict) -> list[dict]:
 
 def segments(body: dict) -> list[Segment]:
     """The request's cache units. The output format is rendered before everything, and the
-    thinking setup and effort before the messages, so changing them misses from there on."""
+    thinking setup, effort and `tool_choice` before the messages, so changing them misses from
+    there on (a new `tool_choice` keeps the tools and system cached, not the messages)."""
     chain = hashlib.sha256(_dumps([body.get("model"), output_format(body)]).encode())
     thinking = _set(body.get("thinking") or {}).get("type", "adaptive")
+    choice = body.get("tool_choice") or {"type": "auto"}
     setup_added = False
     found = []
     for unit in _units(body):
         if "role" in unit and not setup_added:
-            chain.update(_dumps([thinking, _effort(body)]).encode())
+            chain.update(_dumps([thinking, _effort(body), choice]).encode())
             setup_added = True
         mark = unit.pop("cache_control", None)
         chain.update(json.dumps(unit, sort_keys=True).encode())
@@ -1269,8 +1303,9 @@ class PromptCache:
         }
 
     def _hit(self, found: list[Segment], mark: int) -> int:
-        """The end of the cached prefix found from breakpoint `mark`, looking back; -1: none."""
-        for index in range(mark, max(-1, mark - LOOKBACK_BLOCKS - 1), -1):
+        """The end of the cached prefix found from breakpoint `mark`, looking back over
+        `LOOKBACK_BLOCKS` blocks, the breakpoint's own among them; -1: none."""
+        for index in range(mark, max(-1, mark - LOOKBACK_BLOCKS), -1):
             if found[index].key in self._alive:
                 return index
         return -1
@@ -1335,17 +1370,40 @@ def _chunks(text: str, size: int = 16) -> Iterator[str]:
         yield text[start : start + size]
 
 
-def _opening_and_deltas(block: dict, cut_json: str | None = None) -> tuple[dict, list[dict]]:
+@dataclass(frozen=True)
+class Thinking:
+    """How long a stream's thinking takes, and how often its summary shows a piece of itself."""
+
+    seconds: float = 0.0
+    summary_every_s: float = SUMMARY_EVERY_S
+
+    def deltas(self, block: dict) -> list[dict | float]:
+        """A thinking block's deltas, with the pauses (seconds) between them: a summary
+        streams in pieces as the thinking goes; an omitted one is silent until its signature."""
+        shown = block["thinking"]
+        signature = {"type": "signature_delta", "signature": block["signature"]}
+        if not self.seconds:
+            return [{"type": "thinking_delta", "thinking": shown}, signature]
+        if not shown:
+            return [{"type": "thinking_delta", "thinking": ""}, self.seconds, signature]
+        count = max(1, math.ceil(self.seconds / self.summary_every_s))
+        size = max(1, math.ceil(len(shown) / count))
+        pieces = [shown[i : i + size] for i in range(0, len(shown), size)]
+        paced: list[dict | float] = []
+        for piece in pieces:
+            paced += [self.seconds / len(pieces), {"type": "thinking_delta", "thinking": piece}]
+        return [*paced, signature]
+
+
+def _opening_and_deltas(
+    block: dict, cut_json: str | None = None, thinking: Thinking = Thinking()
+) -> tuple[dict, list[dict | float]]:
     kind = block["type"]
     if kind == "text":
         parts = _chunks(block["text"])
         return {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in parts]
     if kind == "thinking":
-        deltas = [
-            {"type": "thinking_delta", "thinking": block["thinking"]},
-            {"type": "signature_delta", "signature": block["signature"]},
-        ]
-        return {"type": "thinking", "thinking": "", "signature": ""}, deltas
+        return {"type": "thinking", "thinking": "", "signature": ""}, thinking.deltas(block)
     if kind == "tool_use":
         sent = json.dumps(block["input"]) if cut_json is None else cut_json
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in ["", *_chunks(sent)]]
@@ -1354,10 +1412,13 @@ def _opening_and_deltas(block: dict, cut_json: str | None = None) -> tuple[dict,
 
 
 def sse_events(
-    message: dict, failure: tuple[int, str, str] | None = None, cut_json: str | None = None
-) -> Iterator[str]:
-    """The stream of a message, event by event, as the API sends it. `cut_json` is what is sent
-    of the last block's input when it was cut."""
+    message: dict,
+    failure: tuple[int, str, str] | None = None,
+    cut_json: str | None = None,
+    thinking: Thinking = Thinking(),
+) -> Iterator[str | float]:
+    """The stream of a message, event by event, as the API sends it, with the pauses (seconds)
+    its thinking takes. `cut_json` is what is sent of the last block's input when it was cut."""
     usage = message["usage"]
     start = {
         **message,
@@ -1380,12 +1441,15 @@ def sse_events(
         yield _sse("ping", {"type": "ping"})
     last = len(message["content"]) - 1
     for index, block in enumerate(message["content"]):
-        opening, deltas = _opening_and_deltas(block, cut_json if index == last else None)
+        opening, deltas = _opening_and_deltas(block, cut_json if index == last else None, thinking)
         yield _sse(
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": opening},
         )
         for delta in deltas:
+            if isinstance(delta, int | float):
+                yield float(delta)
+                continue
             yield _sse(
                 "content_block_delta",
                 {"type": "content_block_delta", "index": index, "delta": delta},
@@ -1433,6 +1497,7 @@ class MessagesAPI:
         self._promises: PromiseScript | None = None
         self._every: tuple[int, Canned] | None = None
         self._pace_s = 0.0
+        self._thinks = True
         self._counted = 0
         self._failed_by_count: set[str] = set()
         self._server: uvicorn.Server | None = None
@@ -1451,6 +1516,7 @@ class MessagesAPI:
                 Route("/_control/promises", self._control_promises, methods=["POST"]),
                 Route("/_control/keys", self._control_keys, methods=["POST"]),
                 Route("/_control/pace", self._control_pace, methods=["POST"]),
+                Route("/_control/thinking", self._control_thinking, methods=["POST"]),
             ]
         )
         # Structured calls (by name) answered with an error until healed.
@@ -1491,11 +1557,18 @@ class MessagesAPI:
             self._promises = None
             self._every = None
             self._pace_s = 0.0
+            self._thinks = True
 
     def pace(self, stall_s: float) -> None:
         """Every answer from now waits `stall_s` seconds before it is made; 0 stops it."""
         with self._lock:
             self._pace_s = max(0.0, stall_s)
+
+    def skip_thinking(self, skipped: bool = True) -> None:
+        """From now every answer comes without a thinking block, as adaptive thinking may
+        answer a simple request (queued answers too); False thinks again."""
+        with self._lock:
+            self._thinks = not skipped
 
     def advance_clock(self, seconds: float) -> None:
         """Moves the prompt cache's time on, so entries can outlive their lifetime in a test."""
@@ -1642,10 +1715,14 @@ class MessagesAPI:
             pace_s = self._pace_s
         if pace_s:
             await _stall(request, pace_s)
+        if prewarms(seen):
+            return self._prewarmed(seen, record)
         canned = self._every_nth(body) or self._failure_for(body) or self._next()
+        streamed = bool(body.get("stream"))
         if canned is not None and canned.stall_s:
             await _stall(request, canned.stall_s)
-        streamed = bool(body.get("stream"))
+        if canned is not None and canned.think_s and not streamed:
+            await _stall(request, canned.think_s)  # an answer not streamed comes whole, later
         if canned is not None and canned.error and not (canned.mid_stream and streamed):
             record.status = canned.error[0]
             return error_response(
@@ -1659,7 +1736,8 @@ class MessagesAPI:
             content, stop_reason = canned.content, canned.stop_reason
         else:
             content, stop_reason = self._scripted(seen) or rules_answer(seen), None
-        blocks = self._with_thinking(seen, content, stop_reason)
+        thinks = canned.thinks if canned is not None else True
+        blocks = self._with_thinking(seen, content, stop_reason, thinks and self._thinks)
         with self._lock:
             prompt = self.cache.use(segments(seen))
         details = canned.stop_details if canned is not None else None
@@ -1678,21 +1756,32 @@ class MessagesAPI:
             return JSONResponse(message, headers=request_id)
         pause_s = canned.stream_pause_s if canned is not None else 0.0
         cut_json = canned.cut_json if canned is not None else None
+        thinking = Thinking(canned.think_s, canned.summary_every_s) if canned else Thinking()
         return StreamingResponse(
-            _stream(sse_events(message, failure, cut_json), pause_s),
+            _stream(sse_events(message, failure, cut_json, thinking), pause_s),
             media_type="text/event-stream",
             headers=request_id,
         )
 
+    def _prewarmed(self, body: dict, record: RecordedRequest) -> Response:
+        """A pre-warming request's answer: its prompt cached, no content, no queued answer
+        spent on it."""
+        with self._lock:
+            prompt = self.cache.use(segments(body))
+        message = message_json(body, [], "max_tokens", prompt)
+        record.usage, record.status = message["usage"], 200
+        return JSONResponse(message, headers={"request-id": f"req_{uuid.uuid4().hex[:24]}"})
+
     def _with_thinking(
-        self, body: dict, content: list[dict], stop_reason: str | None
+        self, body: dict, content: list[dict], stop_reason: str | None, thinks: bool
     ) -> list[dict]:
         """The answer's blocks: no empty text, a thinking block first unless the request turns
-        it off or the answer already holds one, every thinking block signed."""
+        it off, the model chose not to think (`thinks` False) or the answer already holds one;
+        every thinking block signed."""
         blocks = [copy.deepcopy(b) for b in content if not _empty_text(b)]
         display = thinking_display(body)
-        thinks = any(b["type"] == "thinking" for b in blocks)
-        if display is not None and stop_reason != "refusal" and not thinks:
+        holds = any(b["type"] == "thinking" for b in blocks)
+        if display is not None and stop_reason != "refusal" and thinks and not holds:
             shown = THINKING_SUMMARY if display == "summarized" else ""
             blocks.insert(0, {"type": "thinking", "thinking": shown, "signature": ""})
         with self._lock:
@@ -1728,6 +1817,11 @@ class MessagesAPI:
         spec = await request.json()
         self.pace(float(spec.get("stall_s", 0.0)))
         return JSONResponse({"stall_s": spec.get("stall_s", 0.0)})
+
+    async def _control_thinking(self, request: Request) -> Response:
+        spec = await request.json()
+        self.skip_thinking(bool(spec.get("skipped", True)))
+        return JSONResponse({"skipped": spec.get("skipped", True)})
 
     async def _control_keys(self, request: Request) -> Response:
         spec = await request.json()
@@ -1773,10 +1867,13 @@ async def _stall(request: Request, seconds: float) -> None:
         await asyncio.sleep(0.02)
 
 
-async def _stream(events: Iterator[str], pause_s: float) -> AsyncIterator[str]:
+async def _stream(events: Iterator[str | float], pause_s: float) -> AsyncIterator[str]:
     for number, event in enumerate(events):
         if number == 2 and pause_s:
             await asyncio.sleep(pause_s)
+        if isinstance(event, float):  # thinking, in silence or between pieces of its summary
+            await asyncio.sleep(event)
+            continue
         yield event
         await asyncio.sleep(0)
 
@@ -1843,6 +1940,11 @@ class MessagesAPIProcess:
         """Every answer waits `stall_s` seconds first; 0 stops it."""
         spec = {"stall_s": stall_s}
         httpx.post(f"{self.url}/_control/pace", json=spec, timeout=5).raise_for_status()
+
+    def skip_thinking(self, skipped: bool = True) -> None:
+        """Answers come without a thinking block (adaptive thinking chose not to think)."""
+        spec = {"skipped": skipped}
+        httpx.post(f"{self.url}/_control/thinking", json=spec, timeout=5).raise_for_status()
 
     def fail_every(self, n: int, spec: dict | None = None) -> None:
         """Every `n`-th valid request answers with `spec`; `n` 0 stops it."""

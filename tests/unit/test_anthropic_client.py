@@ -124,7 +124,7 @@ async def test_a_main_reply_is_streamed_with_adaptive_thinking_at_medium_effort(
     body = sent.body
     assert sent.headers["authorization"] == "Bearer test-key"
     assert body["stream"] is True and body["model"] == MAIN
-    assert body["thinking"] == {"type": "adaptive"}
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert body["output_config"] == {"effort": POLICIES["main"].effort}
     assert body["max_tokens"] == POLICIES["main"].max_tokens
     assert body["tool_choice"] == {"type": "auto"}
@@ -218,7 +218,7 @@ async def test_a_structured_call_asks_for_json_output_on_the_fast_model(client, 
     body = messages_api.bodies[0]
     assert body["model"] == FAST and "stream" not in body
     assert "tools" not in body and "tool_choice" not in body
-    assert body["thinking"] == {"type": "adaptive"}
+    assert body["thinking"] == {"type": "adaptive", "display": "omitted"}
     assert body["output_config"]["effort"] == "low"
     wire = body["output_config"]["format"]
     assert wire["type"] == "json_schema"
@@ -477,6 +477,63 @@ async def test_a_full_context_is_raised_for_the_caller_to_roll_over(client, mess
     messages_api.push(context_exceeded("Well"))
     with pytest.raises(ModelContextFull):
         await main_reply(client, "hi")
+
+
+# --- replies without thinking, and long thinking ----------------------------------------------
+
+
+async def test_every_kind_of_call_takes_replies_without_a_thinking_block(client, messages_api):
+    """Adaptive thinking may answer a simple request without thinking at all."""
+    messages_api.skip_thinking()
+    said = await main_reply(client, "hi")
+    assert [block["type"] for block in said.content] == ["text"]
+    started = await main_reply(client, "look up the weather")
+    assert {block["type"] for block in started.content} == {"tool_use"}
+    results = [
+        {"type": "tool_result", "tool_use_id": call.id, "content": "ok"}
+        for call in started.tool_calls
+    ]
+    loop = [
+        *user("look up the weather"),
+        {"role": "assistant", "content": started.content},
+        {"role": "user", "content": results},
+    ]
+    ended = await client.reply(
+        tier="main", system=SYSTEM, messages=loop, tools=t.MAIN_TOOLS, person=PERSON
+    )
+    assert ended.text
+    messages_api.push(paused("Let me see."), text(" Here it is."))
+    messages_api.push(cut("Part one,"), cut("Part one,"), text(" two."))
+    assert (await main_reply(client, "hi", tier="work")).text == "Let me see. Here it is."
+    assert (await main_reply(client, "hi")).text == "Part one, two."
+    assert (await pick_of(client)).choice == "c1"
+    lines = [("person", "I like tea."), ("violet", "Noted.")]
+    folded = await fold(client, previous_summary="", lines=lines, open_promises=[], person=PERSON)
+    assert "I like tea." in folded.summary
+    items = await origin(
+        client, person_message="I live in Oslo.", violet_answer="Nice.", person=PERSON
+    )
+    assert [i.quote for i in items] == ["I live in Oslo"]
+    assert not any(
+        block["type"] == "thinking"
+        for request in messages_api.requests
+        for message in request.body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+    )
+
+
+async def test_a_long_think_streams_its_summary_and_is_not_taken_for_a_stall(messages_api):
+    """Thinking shown `omitted` sends nothing between the block's start and its signature:
+    a think longer than the read timeout would be cut and asked again from the start. The
+    streamed calls ask for it `summarized`, whose pieces arrive as it thinks."""
+    client = client_with(messages_api.url, attempt_s=20.0, idle_s=1.0, budget_s=30.0)
+    messages_api.push(text("Here is the plan.", think_s=3.0, summary_every_s=0.5))
+    reply = await main_reply(client, "plan the week", tier="work")
+    await client.aclose()
+    assert reply.text == "Here is the plan."
+    assert len(messages_api.requests) == 1
+    assert reply.content[0]["type"] == "thinking" and reply.content[0]["thinking"]
 
 
 async def test_usage_adds_up_over_a_continued_answer(client, messages_api):

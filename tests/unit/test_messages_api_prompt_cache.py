@@ -162,13 +162,46 @@ def test_a_one_hour_breakpoint_outlives_five_minutes(api):
     assert send(api, messages, system)["cache_read_input_tokens"] > 0
 
 
-@pytest.mark.parametrize(("turns", "reaches"), [(10, True), (14, False)])
-def test_a_hit_is_found_up_to_20_blocks_before_a_breakpoint_and_no_further(api, turns, reaches):
+@pytest.mark.parametrize(
+    ("turns", "extra", "reaches"), [(10, 0, True), (11, 1, True), (12, 0, False)]
+)
+def test_a_hit_is_found_within_20_blocks_counting_the_breakpoint_and_no_further(
+    api, turns, extra, reaches
+):
+    """The lookback checks the breakpoint's block and the 19 before it: a prefix written 16 or
+    19 blocks back is read, one written 20 blocks back is not."""
     instructions = send(api, conversation(0))["cache_creation_input_tokens"]
-    send(api, cached_through_last(conversation(2)))
-    later = send(api, cached_through_last(conversation(turns)))  # 16 or 24 blocks on
+    send(api, cached_through_last(conversation(2)))  # written at its 5th message block
+    messages = conversation(turns)
+    messages[-1] = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": f"Part {n} of the question."} for n in range(extra + 1)
+        ],
+    }
+    later = send(api, cached_through_last(messages))  # 16, 19 or 20 blocks on
     assert later["cache_read_input_tokens"] >= instructions
     assert (later["cache_read_input_tokens"] > instructions) is reaches
+
+
+def test_a_new_tool_choice_keeps_tools_and_system_cached_but_misses_the_messages(api):
+    tools = [
+        {"name": "look_up", "description": "Looks a word up.", "input_schema": {"type": "object"}}
+    ]
+    head = send(api, conversation(0), tools=tools)["cache_creation_input_tokens"]
+    send(api, cached_through_last(conversation(3)), tools=tools)
+    same = send(api, cached_through_last(conversation(3)), tools=tools)
+    assert same["cache_read_input_tokens"] > head
+    none = {"type": "none"}
+    changed = send(api, cached_through_last(conversation(3)), tools=tools, tool_choice=none)
+    assert changed["cache_read_input_tokens"] == head
+    auto = {"type": "auto"}
+    assert (
+        send(api, cached_through_last(conversation(3)), tools=tools, tool_choice=auto)[
+            "cache_read_input_tokens"
+        ]
+        == same["cache_read_input_tokens"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -599,13 +599,49 @@ def test_unknown_top_level_keys_are_refused(messages_api):
     accepted(post(messages_api, request(**known)))
 
 
-@pytest.mark.parametrize(("wanted", "allowed"), [(128_000, True), (128_001, False), (0, False)])
-def test_max_tokens_is_between_1_and_128000(messages_api, wanted, allowed):
+@pytest.mark.parametrize(("wanted", "allowed"), [(128_000, True), (128_001, False), (-1, False)])
+def test_max_tokens_is_between_0_and_128000(messages_api, wanted, allowed):
     answer = post(messages_api, {**request(), "max_tokens": wanted})
     if allowed:
         accepted(answer)
     else:
         assert refused(answer).startswith("max_tokens:")
+
+
+def test_max_tokens_0_prewarms_the_cache_without_an_answer(messages_api):
+    messages_api.cache.min_tokens = 10
+    system = [{"type": "text", "text": "Be kind. " * 40, "cache_control": {"type": "ephemeral"}}]
+    messages_api.push(text("Kept for the real question."))
+    warmed = accepted(post(messages_api, request(system=system, max_tokens=0)))
+    assert warmed["content"] == []
+    assert warmed["stop_reason"] == "max_tokens"
+    assert warmed["usage"]["output_tokens"] == 0
+    assert warmed["usage"]["cache_creation_input_tokens"] > 0
+    asked = accepted(post(messages_api, request(system=system)))
+    assert (
+        asked["usage"]["cache_read_input_tokens"] == warmed["usage"]["cache_creation_input_tokens"]
+    )
+    assert asked["content"][-1]["text"] == "Kept for the real question."
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"stream": True},
+        {
+            "output_config": {
+                "format": {
+                    "type": "json_schema",
+                    "schema": {"type": "object", "properties": {}, "additionalProperties": False},
+                }
+            }
+        },
+    ],
+    ids=["streamed", "structured"],
+)
+@pytest.mark.expects_rejections
+def test_max_tokens_0_is_refused_streamed_or_structured(messages_api, extra):
+    assert refused(post(messages_api, request(max_tokens=0, **extra))).startswith("max_tokens: 0")
 
 
 # --- replies start with thinking -------------------------------------------------------------
@@ -630,6 +666,46 @@ def test_a_thinking_block_streams_as_the_api_streams_it(messages_api):
     assert [d["delta"]["type"] for d in thinking[1:3]] == ["thinking_delta", "signature_delta"]
     assert thinking[1]["delta"]["thinking"] == "" and thinking[2]["delta"]["signature"]
     assert thinking[3]["type"] == "content_block_stop"
+
+
+def test_an_answer_may_come_without_a_thinking_block(messages_api):
+    messages_api.push(text("Hi.", thinks=False))
+    message = accepted(post(messages_api, request()))
+    assert [block["type"] for block in message["content"]] == ["text"]
+    assert message["usage"]["output_tokens_details"] == {"thinking_tokens": 0}
+    messages_api.skip_thinking()
+    assert [b["type"] for b in accepted(post(messages_api, request()))["content"]] == ["text"]
+    messages_api.skip_thinking(False)
+    assert accepted(post(messages_api, request()))["content"][0]["type"] == "thinking"
+
+
+def stream_of(display: str) -> list:
+    """The events and pauses of a 3-second think streamed under `display`."""
+    shown = api_support.THINKING_SUMMARY if display == "summarized" else ""
+    block = {"type": "thinking", "thinking": shown, "signature": "c2ln"}
+    message = {
+        "content": [block],
+        "stop_reason": "end_turn",
+        "stop_details": None,
+        "usage": {"output_tokens": 16, "output_tokens_details": {"thinking_tokens": 16}},
+    }
+    thinking = api_support.Thinking(seconds=3.0, summary_every_s=1.0)
+    return list(api_support.sse_events(message, thinking=thinking))
+
+
+def test_a_long_omitted_think_is_silent_until_its_signature():
+    sent = stream_of("omitted")
+    [pause] = [n for n, event in enumerate(sent) if isinstance(event, float)]
+    assert sent[pause] == 3.0
+    assert '"thinking_delta"' in sent[pause - 1] and '"signature_delta"' in sent[pause + 1]
+
+
+def test_a_long_summarized_think_streams_a_piece_of_its_summary_every_summary_interval():
+    sent = stream_of("summarized")
+    pauses = [event for event in sent if isinstance(event, float)]
+    assert pauses == [1.0, 1.0, 1.0]
+    pieces = [json.loads(e.split("data: ")[1]) for e in sent if '"thinking_delta"' in str(e)]
+    assert "".join(p["delta"]["thinking"] for p in pieces) == api_support.THINKING_SUMMARY
 
 
 async def test_the_sdk_rebuilds_a_streamed_thinking_block_that_goes_back_as_it_came(messages_api):

@@ -219,7 +219,7 @@ class AnthropicModelClient:
             "model": model,
             "max_tokens": policy.max_tokens,
             "messages": messages,
-            "thinking": dict(ADAPTIVE),
+            "thinking": {**ADAPTIVE, "display": policy.display},
             "output_config": {"effort": policy.effort},
         }
         # The person's pseudonym, never their name: what Anthropic may use to tell one user's

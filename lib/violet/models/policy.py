@@ -4,7 +4,10 @@ The 5.5 models always think (adaptively), and thinking counts toward `max_tokens
 gets room for both. Effort is the lever on depth, speed and cost: low where a classification or
 an extraction is all that is asked, medium (the models' own default) for the conversation,
 high for background work. Long answers are streamed; a stream that goes quiet for `idle_s` has
-stalled. One call (with its retries) never takes longer than `budget_s`.
+stalled. A streamed call asks for its thinking `summarized`: with it `omitted`, nothing arrives
+between the thinking block's start and its signature, so a long think would look like a stall;
+a summary streams as the thinking goes. One call (with its retries) never takes longer than
+`budget_s`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
+Display = Literal["summarized", "omitted"]
 CallKind = Literal["main", "work", "structured"]
 
 # The most either configured model writes in one synchronous answer.
@@ -28,6 +32,11 @@ class CallPolicy:
     idle_s: float  # the longest silence a streamed answer may have
     budget_s: float  # every request of one call and the waits between them
     attempts: int  # at most this many requests for one answer
+
+    @property
+    def display(self) -> Display:
+        """How the answer shows its thinking: summarized where it streams (see above)."""
+        return "summarized" if self.stream else "omitted"
 
     def with_limits(
         self, *, attempt_s: float | None = None, attempts: int | None = None
