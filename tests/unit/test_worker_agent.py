@@ -6,16 +6,31 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import make_url
 
+from tests.support import messages_api as api_support
+from tests.support.messages_api import MessagesAPI, text, tool_call
 from tests.support.smtp import SmtpSink
 from tests.support.web import LocalWeb
 from violet import database
 from violet.channels import Peers
-from violet.models import LEDGER, ModelUnavailable, Reply, System, Tool, Usage
+from violet.models import (
+    DEFAULT_FAST_MODEL,
+    DEFAULT_MAIN_MODEL,
+    LEDGER,
+    ModelClient,
+    ModelUnavailable,
+    Reply,
+    System,
+    Tool,
+    Usage,
+    UsageLedger,
+    make_model_client,
+)
 from violet.models import tools as t
 from violet.models.base import reply_from_blocks
 from worker.agent import (
@@ -35,6 +50,9 @@ from worker.store.work_sessions import StaleWorkSession, WorkSession
 from worker.toolbox import ACTIVITY, Asker, Toolbox
 
 PERSON = "sam"
+
+messages_api_server = api_support.messages_api_server  # the fixtures
+messages_api = api_support.messages_api
 
 
 def call(name: str, tool_input: dict, number: int = 1) -> dict:
@@ -142,7 +160,13 @@ class Rig:
 
 @pytest.fixture
 def rig(store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb) -> Rig:
-    model, reporter = ScriptedModel(), QuietReporter()
+    return rig_of(ScriptedModel(), store, tmp_path, sink, local_web)
+
+
+def rig_of(
+    model: ModelClient, store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb
+) -> Rig:
+    reporter = QuietReporter()
     other_work = AskedTopic(
         peers=Peers({}, 1.0), secret="", store=store, model=model, window_requests=2
     )
@@ -163,7 +187,7 @@ def rig(store: WorkStore, tmp_path: Path, sink: SmtpSink, local_web: LocalWeb) -
         max_steps=4,
         window_requests=2,
     )
-    return Rig(store, model, reporter, agent, other_work)
+    return Rig(store, model, reporter, agent, other_work)  # type: ignore[arg-type]
 
 
 def _web(local_web: LocalWeb):  # type: ignore[no-untyped-def]
@@ -324,9 +348,9 @@ async def test_older_requests_leave_the_model_window_but_stay_in_the_system_prom
     rig: Rig,
 ) -> None:
     session = await rig.request("look up one")
-    for text in ("look up two", "look up three"):
+    for asked in ("look up two", "look up three"):
         await rig.run(session)
-        await rig.store.requests.start(PERSON, session.id, text, title=text)
+        await rig.store.requests.start(PERSON, session.id, asked, title=asked)
     await rig.run(session)
     last = rig.model.seen[-1]
     assert [text_of(m) for m in last if m["role"] == "user"] == ["look up two", "look up three"]
@@ -411,6 +435,46 @@ def test_only_the_request_under_way_sends_its_thinking_back() -> None:
     sent = thinking_of_this_request([*earlier, done, *current])
     assert sent[1]["content"] == [call]  # an earlier request's thinking is left out
     assert sent[2:] == [earlier[2], done, *current]  # the rest goes as it was
+
+
+async def test_a_trim_leaves_a_request_whose_thinking_is_in_flight_and_its_next_step_is_taken(
+    store: WorkStore,
+    tmp_path: Path,
+    sink: SmtpSink,
+    local_web: LocalWeb,
+    messages_api: MessagesAPI,
+) -> None:
+    """On the local Messages API, which binds each thinking block to all that came before it:
+    a request waiting for the person's yes holds the thinking of its tool call, so trimming
+    the requests before it would have its next step refused."""
+    model = make_model_client(
+        api_key="k",
+        base_url=messages_api.url,
+        main_model=DEFAULT_MAIN_MODEL,
+        fast_model=DEFAULT_FAST_MODEL,
+        ledger=UsageLedger(),
+    )
+    rig = rig_of(model, store, tmp_path, sink, local_web)
+    messages_api.push(text("Two."))
+    session = await rig.request("calculate 1+1")
+    await rig.run(session)
+    email = {"to": "pat@example.org", "subject": "Plan", "body": "The plan."}
+    messages_api.push(tool_call(t.SEND_EMAIL, email), text("Sent the plan."))
+    await rig.store.requests.start(
+        PERSON, session.id, "email pat@example.org the plan", title="plan"
+    )
+    await rig.run(session)
+    (asked,) = await rig.sent("approval")
+
+    later = datetime.now(UTC) + timedelta(hours=1)  # the first request is past the horizon
+    left = await store.trims.trim(session.id, later)
+    await store.approvals.answer(PERSON, asked["approval"], True)
+    await rig.run(await store.work_sessions.load(session.id, "here"))
+    await model.aclose()
+    assert not messages_api.rejections()
+    assert [r["text"] for r in await rig.sent("result")] == ["Two.", "Sent the plan."]
+    assert left is None  # left for a later pass
+    assert await store.trims.trim(session.id, later) > 0  # once it ended
 
 
 async def test_other_work_answers_from_a_copy_of_its_context_and_keeps_its_own_as_it_was(

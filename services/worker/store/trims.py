@@ -7,7 +7,11 @@ outbox rows sent before the horizon. The conversation is cut only where a reques
 `worker.agent.window` cuts it, so no tool call is parted from its result.
 
 A work session whose lease is held is running on some replica: it is left for the next pass,
-since cutting under a step would waste the step (its tool may have run already). Any other may
+since cutting under a step would waste the step (its tool may have run already). So is one whose
+request under way holds the model's thinking (a request waiting for the person's yes, say): each
+thinking block is bound to everything before it, the earlier requests too, and the request's tool
+loop must send its latest thinking back as it came, so a cut there would have its next step
+refused. It is trimmed at the first pass after that request ends. Any other may
 be loaded in a replica's memory, perhaps waiting for weeks for the person's answer, so it is
 trimmed all the same, safely: the trim holds its row first, as every step does, so a lease taken
 meanwhile waits for the trim; and it counts its change on the version, so a loaded copy is stale:
@@ -27,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from violet.clock import Clock
 from violet.database import rows_changed
 from violet.models import ModelMessage
+from violet.models.messages import THINKING_TYPES
 from worker.store.work_sessions import WORK_SESSION_LEASE
 from worker.tables import approvals, outbox, work_messages, work_requests, work_sessions
 
@@ -77,7 +82,8 @@ class Trims:
     async def trim(self, work_session_id: str, before: datetime) -> int | None:
         """Removes the work session's requests finished before `before` that come before every
         other, with their messages and settled approvals, in one transaction; how many rows.
-        None when it runs now: left for the next pass."""
+        None when it is left for a later pass: it runs now, or its request under way holds
+        thinking."""
         before = _utc(before)
         async with self._database() as tx, tx.begin():
             if not await self._hold_unless_running(tx, work_session_id):
@@ -85,6 +91,9 @@ class Trims:
             last = await self._last_finished(tx, work_session_id, before)
             if last is None:
                 return 0
+            if await self._thinking_under_way(tx, work_session_id):
+                log.info("a work conversation left for a later trim: its request thinks")
+                return None
             cut = await self._cut(tx, work_session_id, last)
             if cut is None:
                 log.warning("a work conversation not cut: no request starts where it would be")
@@ -142,6 +151,22 @@ class Trims:
         return None if found is None else int(found)
 
     @staticmethod
+    async def _thinking_under_way(tx: AsyncSession, work_session_id: str) -> bool:
+        """Whether a request of the work session's not yet done holds a thinking block."""
+        under_way = (
+            select(work_requests.c.id)
+            .where(work_requests.c.session_id == work_session_id)
+            .where(work_requests.c.status != "done")
+        )
+        replies = await tx.scalars(
+            select(work_messages.c.content)
+            .where(work_messages.c.session_id == work_session_id)
+            .where(work_messages.c.role == "assistant")
+            .where(work_messages.c.request_id.in_(under_way))
+        )
+        return any(_thinks(json.loads(content)) for content in replies)
+
+    @staticmethod
     async def _cut(tx: AsyncSession, work_session_id: str, last: int) -> int | None:
         """The position the conversation left starts at: the first message of a request after
         `last`, or past the end when none has one yet. None when no request starts there."""
@@ -189,6 +214,11 @@ class Trims:
         position = work_messages.c.position
         await tx.execute(update(work_messages).where(ours).values(position=-1 - position))
         await tx.execute(update(work_messages).where(ours).values(position=-1 - position - cut))
+
+
+def _thinks(message: ModelMessage) -> bool:
+    content = message["content"]
+    return not isinstance(content, str) and any(b["type"] in THINKING_TYPES for b in content)
 
 
 def _utc(moment: datetime) -> datetime:
