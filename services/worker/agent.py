@@ -24,6 +24,7 @@ from violet.models import (
     ModelMessage,
     ModelRefused,
     PersonGone,
+    SpendLimitReached,
     TextBlock,
     ToolCall,
     ToolResultBlock,
@@ -160,9 +161,49 @@ MODEL_FAILED = {
     "ja": "今は最後までできませんでした。少し時間をおいて、もう一度頼んでください。",
     "ko": "지금은 끝내지 못했어요. 조금 뒤에 다시 부탁해 주세요.",
 }
+# The account paying for the work reached a spending limit: asking again soon will not help.
+SPEND_LIMIT = {
+    "en": "I couldn't finish this: the Anthropic account that pays for me has reached its "
+    "spending limit. Ask me again once the limit is raised or renewed.",
+    "pt": "Não consegui terminar isto: a conta da Anthropic que paga por mim chegou ao limite "
+    "de gastos. Peça de novo quando o limite for aumentado ou renovado.",
+    "es": "No he podido terminarlo: la cuenta de Anthropic que me paga ha llegado a su límite "
+    "de gasto. Pídemelo de nuevo cuando el límite se amplíe o se renueve.",
+    "fr": "Je n'ai pas pu finir : le compte Anthropic qui me paie a atteint sa limite de "
+    "dépenses. Redemandez-moi une fois la limite relevée ou renouvelée.",
+    "de": "Das konnte ich nicht fertigstellen: Das Anthropic-Konto, das für mich bezahlt, hat "
+    "sein Ausgabenlimit erreicht. Fragen Sie bitte noch einmal, sobald das Limit erhöht oder "
+    "erneuert ist.",
+    "it": "Non sono riuscita a finire: l'account Anthropic che mi paga ha raggiunto il suo "
+    "limite di spesa. Richiedimelo quando il limite sarà alzato o rinnovato.",
+    "nl": "Dit kreeg ik niet af: het Anthropic-account dat voor mij betaalt heeft zijn "
+    "bestedingslimiet bereikt. Vraag het opnieuw zodra de limiet is verhoogd of vernieuwd.",
+    "pl": "Nie udało mi się tego skończyć: konto Anthropic, które za mnie płaci, osiągnęło "
+    "limit wydatków. Poproś jeszcze raz, gdy limit zostanie podniesiony lub odnowiony.",
+    "tr": "Bunu bitiremedim: benim için ödeme yapan Anthropic hesabı harcama sınırına ulaştı. "
+    "Sınır yükseltildiğinde ya da yenilendiğinde lütfen tekrar isteyin.",
+    "id": "Saya tidak bisa menyelesaikan ini: akun Anthropic yang membayar saya sudah mencapai "
+    "batas pengeluarannya. Silakan minta lagi setelah batasnya dinaikkan atau diperbarui.",
+    "vi": "Mình chưa làm xong việc này: tài khoản Anthropic trả phí cho mình đã chạm giới hạn "
+    "chi tiêu. Khi giới hạn được nâng hoặc gia hạn, bạn nhờ lại mình nhé.",
+    "ru": "Я не смогла это закончить: аккаунт Anthropic, который за меня платит, достиг лимита "
+    "расходов. Попросите ещё раз, когда лимит поднимут или обновят.",
+    "ar": "لم أتمكن من إنهاء هذا: بلغ حساب Anthropic الذي يدفع تكلفتي حدّ الإنفاق. يُرجى الطلب "
+    "مرة أخرى بعد رفع الحد أو تجديده.",
+    "hi": "मैं इसे पूरा नहीं कर पाई: मेरा ख़र्च उठाने वाला Anthropic खाता अपनी ख़र्च सीमा तक पहुँच "
+    "गया है। सीमा बढ़ने या नवीनीकृत होने पर कृपया फिर से कहें।",
+    "zh": "这件事我没能做完：为我付费的 Anthropic 账户已达到支出上限。"
+    "等上限提高或续期后，请再让我做一次。",
+    "ja": "これは最後までできませんでした。私の費用を払っている Anthropic のアカウントが支出の"
+    "上限に達しています。上限が引き上げられるか更新されたら、もう一度頼んでください。",
+    "ko": "이건 끝내지 못했어요. 저를 위해 비용을 내는 Anthropic 계정이 지출 한도에 도달했어요. "
+    "한도가 올라가거나 갱신되면 다시 부탁해 주세요.",
+}
 # What the person is told when a request could not be done, in any of their languages.
 _TOLD_FAILURES = frozenset(
-    words for phrases in (GAVE_UP, DECLINED, MODEL_FAILED) for words in phrases.values()
+    words
+    for phrases in (GAVE_UP, DECLINED, MODEL_FAILED, SPEND_LIMIT)
+    for words in phrases.values()
 )
 
 
@@ -322,6 +363,11 @@ class WorkAgent:
             return
         except PersonGone:
             raise  # their work ends with them (`WorkRunner`), nothing of it told or kept
+        except SpendLimitReached as limit:
+            fallback("spend_limit", str(limit))
+            stopped = phrase(SPEND_LIMIT, await self._language(work_session))
+            await self._finish(work_session, request, stopped, [_assistant(stopped)])
+            return
         except ModelError as error:
             fallback("work_failed", str(error))
             failed = phrase(MODEL_FAILED, await self._language(work_session))

@@ -181,7 +181,7 @@ def test_the_deletion_words_stay_english_in_every_language() -> None:
 
 
 def test_every_told_failure_is_known_as_one_in_each_language() -> None:
-    told = [agent.GAVE_UP, agent.DECLINED, agent.MODEL_FAILED]
+    told = [agent.GAVE_UP, agent.DECLINED, agent.MODEL_FAILED, agent.SPEND_LIMIT]
     for language in LANGUAGES:
         for phrases in told:
             assert agent.told_failure(phrases[language]), language

@@ -25,6 +25,7 @@ from violet.models import (
     ModelClient,
     ModelUnavailable,
     Reply,
+    SpendLimitReached,
     System,
     Tool,
     Usage,
@@ -36,9 +37,11 @@ from violet.models.base import reply_from_blocks
 from worker.agent import (
     GAVE_UP,
     MODEL_FAILED,
+    SPEND_LIMIT,
     STARTING,
     WorkAgent,
     thinking_of_this_request,
+    told_failure,
     window,
 )
 from worker.asking import ANSWER_SYSTEM, OtherWork
@@ -320,6 +323,15 @@ async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None
     await rig.run(session)
     assert await rig.sent("result") == [{"text": MODEL_FAILED["en"], "deeds": [], "sources": []}]
     assert session.messages[-1]["role"] == "assistant"
+
+
+@pytest.mark.expects_fallbacks
+async def test_a_spending_limit_ends_the_request_with_the_account_notice(rig: Rig) -> None:
+    rig.model.script = [SpendLimitReached("The paying account reached a spending limit")]
+    session = await rig.request("look up anything")
+    await rig.run(session)
+    assert await rig.sent("result") == [{"text": SPEND_LIMIT["en"], "deeds": [], "sources": []}]
+    assert told_failure(SPEND_LIMIT["en"])
 
 
 @pytest.mark.expects_fallbacks
