@@ -257,7 +257,7 @@ DOCUMENTS_AWAY: Phrase = {
 # Where the operator lets nobody bring a key of their own (VIOLET_PEOPLE_BRING_KEYS=false).
 KEYS_NOT_HERE: Phrase = {
     "en": "Here Violet doesn't use keys of people's own: the person who runs Violet pays for her.",
-    "pt": "Aqui a Violet não usa chaves próprias: quem gere a Violet paga por ela.",
+    "pt": "Aqui a Violet não usa chaves próprias: quem administra a Violet paga por ela.",
     "es": "Aquí Violet no usa claves propias: quien gestiona Violet paga por ella.",
     "fr": "Ici, Violet n'utilise pas de clé personnelle : la personne qui gère Violet la paie.",
     "de": "Hier nutzt Violet keine eigenen Schlüssel: Wer Violet betreibt, bezahlt sie.",

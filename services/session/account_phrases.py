@@ -16,7 +16,7 @@ FULL_STOPS = ("。", "！", "？")
 
 KEY_REFUSED = {
     "en": "Your Anthropic key was refused, so I've stopped using it.",
-    "pt": "A sua chave da Anthropic foi recusada, por isso deixei de a usar.",
+    "pt": "Sua chave da Anthropic foi recusada, então parei de usá-la.",
     "es": "Tu clave de Anthropic fue rechazada, así que he dejado de usarla.",
     "fr": "Votre clé Anthropic a été refusée, je ne l'utilise donc plus.",
     "de": "Ihr Anthropic-Schlüssel wurde abgelehnt, daher verwende ich ihn nicht mehr.",
@@ -36,7 +36,8 @@ KEY_REFUSED = {
 AFTER_REFUSAL = {
     Payer.OPERATOR: {
         "en": "I'll carry on with Violet's own account until you add a new key on your key page.",
-        "pt": "Continuo com a conta da Violet até adicionar uma nova chave na sua página da chave.",
+        "pt": "Continuo com a conta da Violet até você adicionar uma nova chave na sua página da "
+        "chave.",
         "es": "Seguiré con la cuenta de Violet hasta que añadas una clave nueva en tu página de "
         "la clave.",
         "fr": "Je continue avec le compte de Violet jusqu'à ce que vous ajoutiez une nouvelle clé "
@@ -66,7 +67,7 @@ AFTER_REFUSAL = {
     Payer.BUILT_IN: {
         "en": "Until you add a new key on your key page, I'll answer with my simpler built-in "
         "replies.",
-        "pt": "Até adicionar uma nova chave na sua página da chave, respondo com as minhas "
+        "pt": "Até você adicionar uma nova chave na sua página da chave, respondo com as minhas "
         "respostas simples.",
         "es": "Hasta que añadas una clave nueva en tu página de la clave, responderé con mis "
         "respuestas sencillas.",
@@ -120,8 +121,8 @@ NEAR = {
     "day": {
         "en": "Just so you know: you've used most of today's allowance. At the limit I'll pause "
         "until tomorrow, and keep everything.",
-        "pt": "Só para saber: já usou a maior parte do limite de hoje. No limite faço uma pausa "
-        "até amanhã e guardo tudo.",
+        "pt": "Só para avisar: você já usou a maior parte do limite de hoje. No limite, faço uma "
+        "pausa até amanhã e guardo tudo.",
         "es": "Para que lo sepas: has usado casi todo el límite de hoy. Al llegar, pararé hasta "
         "mañana y lo guardaré todo.",
         "fr": "Pour information : vous avez utilisé presque toute la limite d'aujourd'hui. Une "
@@ -154,8 +155,8 @@ NEAR = {
     "month": {
         "en": "Just so you know: you've used most of this month's allowance. At the limit I'll "
         "pause until next month, and keep everything.",
-        "pt": "Só para saber: já usou a maior parte do limite deste mês. No limite faço uma "
-        "pausa até ao próximo mês e guardo tudo.",
+        "pt": "Só para avisar: você já usou a maior parte do limite deste mês. No limite, faço "
+        "uma pausa até o próximo mês e guardo tudo.",
         "es": "Para que lo sepas: has usado casi todo el límite de este mes. Al llegar, pararé "
         "hasta el mes que viene y lo guardaré todo.",
         "fr": "Pour information : vous avez utilisé presque toute la limite de ce mois. Une fois "
@@ -192,8 +193,8 @@ HELD = {
     Hold.BUDGET_DAY: {
         "en": "You've reached today's limit, so I'm pausing until tomorrow. I've kept what you "
         "said, and anything I'm working on carries on then.",
-        "pt": "Chegou ao limite de hoje, por isso faço uma pausa até amanhã. Guardei o que disse, "
-        "e o que estou a fazer continua nessa altura.",
+        "pt": "Você chegou ao limite de hoje, então vou fazer uma pausa até amanhã. Guardei o que "
+        "você disse, e o que eu estiver fazendo continua a partir daí.",
         "es": "Has llegado al límite de hoy, así que paro hasta mañana. He guardado lo que has "
         "dicho, y lo que estoy haciendo seguirá entonces.",
         "fr": "Vous avez atteint la limite d'aujourd'hui, je fais donc une pause jusqu'à demain. "
@@ -228,8 +229,8 @@ HELD = {
     Hold.BUDGET_MONTH: {
         "en": "You've reached this month's limit, so I'm pausing until next month. I've kept "
         "what you said, and anything I'm working on carries on then.",
-        "pt": "Chegou ao limite deste mês, por isso faço uma pausa até ao próximo mês. Guardei o "
-        "que disse, e o que estou a fazer continua nessa altura.",
+        "pt": "Você chegou ao limite deste mês, então vou fazer uma pausa até o próximo mês. "
+        "Guardei o que você disse, e o que eu estiver fazendo continua a partir daí.",
         "es": "Has llegado al límite de este mes, así que paro hasta el mes que viene. He "
         "guardado lo que has dicho, y lo que estoy haciendo seguirá entonces.",
         "fr": "Vous avez atteint la limite de ce mois, je fais donc une pause jusqu'au mois "
@@ -266,8 +267,8 @@ HELD = {
     Hold.NO_KEY: {
         "en": "To talk with me, add your own Anthropic key on your key page (in the chat, type "
         "/key). I've kept what you said.",
-        "pt": "Para falar comigo, adicione a sua chave da Anthropic na sua página da chave (no "
-        "chat, escreva /key). Guardei o que disse.",
+        "pt": "Para falar comigo, adicione sua chave da Anthropic na sua página da chave (no "
+        "chat, escreva /key). Guardei o que você disse.",
         "es": "Para hablar conmigo, añade tu propia clave de Anthropic en tu página de la clave "
         "(en el chat, escribe /key). He guardado lo que has dicho.",
         "fr": "Pour me parler, ajoutez votre propre clé Anthropic sur votre page de clé (dans le "
@@ -303,7 +304,7 @@ HELD = {
 KEY_STATE = {
     "none": {
         "en": "You have no Anthropic key of your own here.",
-        "pt": "Não tem aqui uma chave da Anthropic sua.",
+        "pt": "Você não tem uma chave da Anthropic sua aqui.",
         "es": "No tienes aquí una clave de Anthropic propia.",
         "fr": "Vous n'avez pas ici de clé Anthropic à vous.",
         "de": "Sie haben hier keinen eigenen Anthropic-Schlüssel.",
@@ -322,7 +323,7 @@ KEY_STATE = {
     },
     "yours": {
         "en": "Your own Anthropic key ending in {ending} is in use. This month: ${month:.2f}.",
-        "pt": "A sua chave da Anthropic terminada em {ending} está em uso. Este mês: ${month:.2f}.",
+        "pt": "Sua chave da Anthropic terminada em {ending} está em uso. Este mês: ${month:.2f}.",
         "es": "Se usa tu clave de Anthropic que termina en {ending}. Este mes: ${month:.2f}.",
         "fr": "Votre clé Anthropic se terminant par {ending} est utilisée. Ce mois-ci : "
         "{month:.2f} $.",
@@ -353,8 +354,8 @@ KEY_STATE = {
     "refused": {
         "en": "Your Anthropic key ending in {ending} was refused and is not used. Add a new one "
         "to use your own account again.",
-        "pt": "A sua chave da Anthropic terminada em {ending} foi recusada e não é usada. "
-        "Adicione uma nova para voltar a usar a sua conta.",
+        "pt": "Sua chave da Anthropic terminada em {ending} foi recusada e não está sendo usada. "
+        "Adicione uma nova para voltar a usar sua conta.",
         "es": "Tu clave de Anthropic que termina en {ending} fue rechazada y no se usa. Añade "
         "una nueva para volver a usar tu cuenta.",
         "fr": "Votre clé Anthropic se terminant par {ending} a été refusée et n'est pas utilisée. "
@@ -390,7 +391,7 @@ KEY_STATE = {
 NOT_KEPT = {
     "refused": {
         "en": "Anthropic refused that key, so I didn't keep it. Nothing else changed.",
-        "pt": "A Anthropic recusou essa chave, por isso não a guardei. Nada mais mudou.",
+        "pt": "A Anthropic recusou essa chave, então não a guardei. Nada mais mudou.",
         "es": "Anthropic rechazó esa clave, así que no la he guardado. Nada más ha cambiado.",
         "fr": "Anthropic a refusé cette clé, je ne l'ai donc pas gardée. Rien d'autre n'a changé.",
         "de": "Anthropic hat diesen Schlüssel abgelehnt, daher habe ich ihn nicht gespeichert. "
@@ -415,7 +416,7 @@ NOT_KEPT = {
     "unchecked": {
         "en": "I couldn't check that key with Anthropic just now, so I didn't keep it. Please "
         "try again in a moment.",
-        "pt": "Não consegui verificar essa chave com a Anthropic agora, por isso não a guardei. "
+        "pt": "Não consegui verificar essa chave com a Anthropic agora, então não a guardei. "
         "Tente de novo daqui a pouco.",
         "es": "No he podido comprobar esa clave con Anthropic ahora, así que no la he guardado. "
         "Inténtalo de nuevo en un momento.",
@@ -449,7 +450,7 @@ NOT_KEPT = {
     },
     "empty": {
         "en": "That was empty: paste your whole Anthropic key.",
-        "pt": "Veio vazio: cole a sua chave da Anthropic inteira.",
+        "pt": "Veio vazio: cole sua chave da Anthropic inteira.",
         "es": "Estaba vacío: pega tu clave de Anthropic completa.",
         "fr": "C'était vide : collez votre clé Anthropic en entier.",
         "de": "Das war leer: Fügen Sie Ihren ganzen Anthropic-Schlüssel ein.",
@@ -487,8 +488,8 @@ def notice_phrase(notice: str, payer: Payer, language: str) -> str:
 SPEND_LIMIT = {
     "en": "The Anthropic account that pays for me has reached its spending limit, so I can't "
     "answer just now. I've kept what you said; ask again once the limit is raised or renewed.",
-    "pt": "A conta da Anthropic que paga por mim chegou ao limite de gastos, por isso não "
-    "consigo responder agora. Guardei o que disse; pergunte de novo quando o limite for "
+    "pt": "A conta da Anthropic que paga por mim chegou ao limite de gastos, então não "
+    "consigo responder agora. Guardei o que você disse; pergunte de novo quando o limite for "
     "aumentado ou renovado.",
     "es": "La cuenta de Anthropic que me paga ha llegado a su límite de gasto, así que ahora no "
     "puedo responder. He guardado lo que has dicho; vuelve a preguntar cuando el límite se "

@@ -169,7 +169,7 @@ def overdue(open_pins: Sequence[Pin], folds: Sequence[datetime]) -> list[Pin]:
 
 CHECK_IN = {
     "en": 'I still owe you this from earlier: "{promise}". Would you still like me to do it?',
-    "pt": 'Ainda lhe devo isto de antes: "{promise}". Você ainda quer que eu faça?',
+    "pt": 'Ainda estou devendo isto de antes: "{promise}". Você ainda quer que eu faça?',
     "es": 'Aún te debo esto de antes: "{promise}". ¿Todavía quieres que lo haga?',
     "fr": 'Je vous dois encore ceci : "{promise}". Voulez-vous toujours que je le fasse ?',
     "de": 'Das schulde ich Ihnen noch: "{promise}". Soll ich es noch erledigen?',

@@ -84,7 +84,7 @@ DECLINED = {
 }
 CUT_SHORT = {
     "en": "That's as far as I got for now: ask me to go on and I'll continue.",
-    "pt": "Parei por aqui por agora: peça-me para continuar e eu continuo.",
+    "pt": "Parei por aqui por enquanto: me peça para continuar que eu continuo.",
     "es": "Hasta aquí he llegado por ahora: pídeme que siga y continúo.",
     "fr": "Je me suis arrêtée là pour l'instant : demandez-moi de continuer et je reprends.",
     "de": "Weiter bin ich gerade nicht gekommen: Sagen Sie mir, dass ich weitermachen soll.",

@@ -71,8 +71,8 @@ STARTING = {
 GAVE_UP = {
     "en": "I couldn't finish this: it needs more work than I can do for one request. "
     "Could you ask for one part of it at a time?",
-    "pt": "Não consegui terminar isto: precisa de mais trabalho do que posso fazer num só "
-    "pedido. Pode pedir uma parte de cada vez?",
+    "pt": "Não consegui terminar isto: precisa de mais trabalho do que posso fazer em um só "
+    "pedido. Você pode pedir uma parte de cada vez?",
     "es": "No he podido terminarlo: necesita más trabajo del que puedo hacer en una sola "
     "petición. ¿Puedes pedirlo por partes?",
     "fr": "Je n'ai pas pu finir : il faut plus de travail que je ne peux en faire pour une "
