@@ -408,7 +408,9 @@ async def _erase_own(tx: Session, person: str, conversation_id: str | None) -> N
     """The session's rows of the person, in one transaction; usage leaves its sums behind."""
     await _keep_usage_sums(tx, person)
     if conversation_id is not None:
-        children = (effects, updates, reminders, owed_captures, messages, pins, model_conversations)
+        # Reminders first: a reminder firing holds its row while it writes what it owes (an
+        # update, a pin), so the delete waits for it here and the later deletes see its rows.
+        children = (reminders, effects, updates, owed_captures, messages, pins, model_conversations)
         for child in children:
             await tx.execute(delete(child).where(child.c.conversation_id == conversation_id))
         await tx.execute(delete(conversations).where(conversations.c.id == conversation_id))

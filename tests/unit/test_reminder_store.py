@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy import text as text_clause
 
+from session import erasure
 from session.conversations import Conversations
 from session.reminders import store
 from session.reminders.store import MOST_OPEN, Due, Reminder, Reminders, TooMany
@@ -240,3 +242,52 @@ async def test_scheduled_work_is_owed_until_it_is_started(place: Place) -> None:
         await place.reminders.work_started_on(tx, reminder.id, occurrence)
     assert await due_ids(place) == []
     assert (await place.reminders.fire(due_now(place, reminder))).work is None
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("place", ["postgres"], indirect=True)
+async def test_a_person_erased_while_their_reminder_fires_leaves_nothing_behind(
+    place: Place,
+) -> None:
+    """The firing holds the reminder's row while it writes what is owed; an erase that comes
+    meanwhile waits for it, and then removes what it wrote too."""
+    reminder = await add(place, "2026-12-06T14:30", "FREQ=DAILY")
+    place.clock.now = NOW + timedelta(minutes=30)
+    holding, go = threading.Event(), threading.Event()
+    stamped = store.carrier
+
+    def held_a_moment() -> dict[str, str]:  # between moving the reminder on and the update
+        holding.set()
+        go.wait(10)
+        return stamped()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "carrier", held_a_moment)
+        firing = asyncio.create_task(place.reminders.fire(due_now(place, reminder)))
+        await asyncio.to_thread(holding.wait, 10)
+        erasing = asyncio.create_task(erase_ana(place))
+        await until_a_statement_waits_for_a_lock(place)
+        go.set()
+        assert (await firing).told
+        await erasing
+    with acting_for(ANA):
+        assert await told(place) == []
+        assert await stored(place) == 0
+
+
+async def erase_ana(place: Place) -> None:
+    with acting_for(ANA):
+        async with place.db() as tx, tx.begin():
+            await erasure._erase_own(tx, ANA, place.conversation)
+
+
+async def until_a_statement_waits_for_a_lock(place: Place) -> None:
+    waiting = text_clause(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        " AND datname = current_database()"
+    )
+    for _ in range(500):
+        if await place.db.scalar(waiting):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the erase never waited for the firing")
