@@ -26,6 +26,7 @@ from gateway.settings import GatewaySettings
 from gateway.signin import SignIn, issuer_from
 from violet.channels import Peers
 from violet.identity import resolve_secret
+from violet.language import LANGUAGES
 
 # The services a device's requests need: the conversation and the memory page. The documents
 # (which the worker keeps) are not among them: while the worker is away, the conversation goes
@@ -49,6 +50,11 @@ PAGE_FILES = {
     "/icons/apple-touch-icon.png": ("icons/apple-touch-icon.png", "image/png"),
     # The small white shape Android shows beside a notice in the status bar.
     "/icons/badge-96.png": ("icons/badge-96.png", "image/png"),
+    # The page's words, a file for each language Violet speaks.
+    **{
+        f"/words/{language}.json": (f"words/{language}.json", "application/json; charset=utf-8")
+        for language in LANGUAGES
+    },
 }
 # A Host header that is a plain host[:port], safe to name in the page's policy.
 PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")

@@ -36,8 +36,9 @@ REFUSED = "That sign-in was not accepted. Please sign in again."
 AWAY = "Violet can't reach the sign-in service right now. Please try again in a moment."
 
 
-def _problem(text: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": text}, status_code=status)
+def _problem(text: str, status: int, reason: str) -> JSONResponse:
+    """`error` in English words; `reason` names it, so the page says it in its own language."""
+    return JSONResponse({"error": text, "reason": reason}, status_code=status)
 
 
 class PageSignIn:
@@ -54,14 +55,14 @@ class PageSignIn:
     async def provider(self, _: Request) -> JSONResponse:
         """Where the page sends the person to sign in, and as which client."""
         if self._issuer is None:
-            return _problem(NOT_CONFIGURED, 404)
+            return _problem(NOT_CONFIGURED, 404, "not_configured")
         if self._issuer.allowed.nobody:
-            return _problem(NOBODY_ALLOWED_TEXT, 403)
+            return _problem(NOBODY_ALLOWED_TEXT, 403, "nobody_allowed")
         try:
             authorize = await self._issuer.endpoint("authorization_endpoint")
         except IssuerUnreachable as error:
             log.warning("the issuer's sign-in page is unknown", extra={"error": str(error)})
-            return _problem(AWAY, 503)
+            return _problem(AWAY, 503, "away")
         return JSONResponse(
             {"authorize": authorize, "client_id": self._issuer.audience, "scope": SCOPE},
             headers={"Cache-Control": "no-store"},
@@ -70,10 +71,10 @@ class PageSignIn:
     async def token(self, request: Request) -> JSONResponse:
         """Exchanges the code the issuer gave the page for an ID token the gateway accepts."""
         if self._issuer is None:
-            return _problem(NOT_CONFIGURED, 404)
+            return _problem(NOT_CONFIGURED, 404, "not_configured")
         asked = await _exchange_request(request)
         if asked is None:
-            return _problem(BAD_REQUEST, 400)
+            return _problem(BAD_REQUEST, 400, "not_finished")
         code, verifier, redirect_uri, nonce = asked
         form = {
             "grant_type": "authorization_code",
@@ -94,13 +95,13 @@ class PageSignIn:
             await self._issuer.verify(id_token, nonce=nonce)
         except IssuerUnreachable as error:
             log.warning("a sign-in could not be exchanged", extra={"error": str(error)})
-            return _problem(AWAY, 503)
+            return _problem(AWAY, 503, "away")
         except NotAllowed:
             log.info("a sign-in was refused: the person is not let in")
-            return _problem(NOT_ALLOWED_TEXT, 403)
+            return _problem(NOT_ALLOWED_TEXT, 403, "not_allowed")
         except Unauthorized as error:
             log.info("a sign-in was refused", extra={"error": str(error)})
-            return _problem(REFUSED, 401)
+            return _problem(REFUSED, 401, "refused")
         return JSONResponse({"token": id_token}, headers={"Cache-Control": "no-store"})
 
 

@@ -18,6 +18,7 @@ import pytest
 import websockets
 from websockets.sync.client import connect
 
+from gateway.app import PAGE_DIR
 from gateway.phrases import KEYS_NOT_HERE
 from tests.support.ci import unavailable
 from tests.support.messages_api import MessagesAPIProcess
@@ -50,9 +51,9 @@ def _missing() -> str:
 
 
 @contextlib.contextmanager
-def chromium() -> Iterator[Any]:
-    """A headless Chromium the size of a phone, with a profile of its own (thrown away after);
-    the test is skipped, or fails on CI, where there is none."""
+def chromium(language: str = "en-US") -> Iterator[Any]:
+    """A headless Chromium the size of a phone, with a profile of its own (thrown away after),
+    asking for pages in `language`; the test is skipped, or fails on CI, where there is none."""
     reason = _missing()
     if reason:
         unavailable(f"no headless browser: {reason}")
@@ -74,8 +75,10 @@ def chromium() -> Iterator[Any]:
         "--disable-dev-shm-usage",
         f"--user-data-dir={profile}",
         f"--window-size={PHONE_SIZE[0]},{PHONE_SIZE[1]}",
+        f"--lang={language}",
     ):
         options.add_argument(flag)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
     try:
         yield driver
@@ -421,6 +424,32 @@ def test_the_sign_in_speaks_to_a_person_and_the_key_part_follows_the_operators_c
                     frame = json.loads(socket.recv(timeout=WAIT_S))
             assert frame == {"type": "error", "code": "bad_frame", "text": KEYS_NOT_HERE["en"]}
             assert stack.rows("session", "SELECT 1 FROM person_keys") == []
+
+
+def page_words(language: str) -> dict[str, Any]:
+    words: dict[str, Any] = json.loads((PAGE_DIR / "words" / f"{language}.json").read_text())
+    return words
+
+
+def test_the_page_speaks_the_browsers_language_and_arabic_reads_right_to_left(
+    tmp_path: Path,
+) -> None:
+    arabic = page_words("ar")
+    with running_stack(tmp_path / "home", "sqlite") as stack, chromium("ar") as browser:
+        browser.get(stack.http_url + "/")
+        help_text = wait_for(browser, lambda: visible(browser, "#code-help")).text
+        assert help_text == arabic["signIn.codeHelp"]
+        shown = "return [document.documentElement.lang, document.documentElement.dir]"
+        assert browser.execute_script(shown) == ["ar", "rtl"]
+        sign_in(browser, stack.token("ada"))
+        assert (
+            css(browser, "#say-text")[0].get_attribute("placeholder") == arabic["chat.placeholder"]
+        )
+        css(browser, "#show-key")[0].click()
+        wait_for(browser, lambda: arabic["devices.title"] in parts_of_you(browser))
+        assert {arabic["reminders.title"], arabic["data.title"]} <= set(parts_of_you(browser))
+        this_device = wait_for(browser, lambda: texts(browser, "#devices-list li"))
+        assert arabic["devices.thisOne"].replace("{device}", "").strip() in " ".join(this_device)
 
 
 def hello_is_refused(live_url: str, token: str) -> int | None:

@@ -102,7 +102,7 @@ async def test_without_an_issuer_the_page_is_told_to_use_a_code() -> None:
             await client.post("/sign-in/token", json={}),
         ):
             assert answer.status_code == 404
-            assert answer.json() == {"error": NOT_CONFIGURED}
+            assert answer.json() == {"error": NOT_CONFIGURED, "reason": "not_configured"}
 
 
 async def test_a_sign_in_at_the_issuer_gives_the_page_a_token_that_says_hello(
@@ -121,17 +121,17 @@ async def test_a_sign_in_at_the_issuer_gives_the_page_a_token_that_says_hello(
 async def test_a_code_is_exchanged_once_and_only_with_its_verifier(page: Page) -> None:
     code = (await page.code())["code"]
     wrong = await page.exchange(code, verifier=secrets.token_urlsafe(32))
-    assert (wrong.status_code, wrong.json()) == (401, {"error": REFUSED})
+    assert (wrong.status_code, wrong.json()) == (401, {"error": REFUSED, "reason": "refused"})
     code = (await page.code())["code"]
     assert (await page.exchange(code)).status_code == 200
     again = await page.exchange(code)
-    assert (again.status_code, again.json()) == (401, {"error": REFUSED})
+    assert (again.status_code, again.json()) == (401, {"error": REFUSED, "reason": "refused"})
 
 
 async def test_a_token_issued_for_another_sign_in_is_refused(page: Page) -> None:
     code = (await page.code())["code"]
     answer = await page.exchange(code, nonce="another-sign-in")
-    assert (answer.status_code, answer.json()) == (401, {"error": REFUSED})
+    assert (answer.status_code, answer.json()) == (401, {"error": REFUSED, "reason": "refused"})
 
 
 async def test_a_person_who_declines_at_the_issuer_is_sent_back_with_an_error(
@@ -163,7 +163,10 @@ async def test_what_the_page_would_never_send_is_refused_in_plain_words(
 ) -> None:
     exchanges = local_issuer.exchanges
     answer = await page.gateway.post("/sign-in/token", content=body)
-    assert (answer.status_code, answer.json()) == (400, {"error": BAD_REQUEST})
+    assert (answer.status_code, answer.json()) == (
+        400,
+        {"error": BAD_REQUEST, "reason": "not_finished"},
+    )
     assert local_issuer.exchanges == exchanges  # the issuer was never asked
 
 
@@ -190,7 +193,7 @@ async def test_an_issuer_that_cannot_be_reached_is_told_as_a_moment_away(
             json={"code": "c", "verifier": "v", "redirect_uri": f"{PAGE}/", "nonce": "n"},
         )
     for answer in (provider, token):
-        assert (answer.status_code, answer.json()) == (503, {"error": AWAY})
+        assert (answer.status_code, answer.json()) == (503, {"error": AWAY, "reason": "away"})
 
 
 async def test_with_nobody_let_in_the_page_says_so_and_offers_no_sign_in_through_an_account(
@@ -201,7 +204,7 @@ async def test_with_nobody_let_in_the_page_says_so_and_offers_no_sign_in_through
     ) as client:
         answer = await client.get("/sign-in/provider")
     assert answer.status_code == 403
-    assert answer.json() == {"error": NOBODY_ALLOWED_TEXT}
+    assert answer.json() == {"error": NOBODY_ALLOWED_TEXT, "reason": "nobody_allowed"}
 
 
 async def test_a_person_not_let_in_is_told_so_and_gets_no_token(
@@ -213,4 +216,4 @@ async def test_a_person_not_let_in_is_told_so_and_gets_no_token(
         back = await page.code()
         answer = await page.exchange(back["code"])
     assert answer.status_code == 403
-    assert answer.json() == {"error": NOT_ALLOWED_TEXT}
+    assert answer.json() == {"error": NOT_ALLOWED_TEXT, "reason": "not_allowed"}

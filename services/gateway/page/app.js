@@ -12,7 +12,6 @@ const DEVICE_KEY = "violet.device";
 const SIGNING_IN_KEY = "violet.signing-in";
 const RETRY_MAX_MS = 10000;
 const RESEND_AFTER_MS = 5000;
-const OFFLINE = "Violet can't be reached right now. What you write is kept and sent when she's back.";
 // Where unsent messages are kept, so they outlive a closed page: one record a message, by id.
 const KEPT_DB = "violet";
 const KEPT_STORE = "unsent";
@@ -22,8 +21,93 @@ const SHOWN_AGAIN_MS = 3000;
 const DELETE_WORDS = "delete everything";
 
 const el = (id) => document.getElementById(id);
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const clock = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+
+// The page's words: in the first of the browser's languages that Violet speaks, else English
+// (`/words/LANGUAGE.json`, kept offline by sw.js). Dates and times follow the same language.
+const LANGUAGES = [
+  "en", "pt", "es", "fr", "de", "it", "nl", "pl", "tr", "id", "vi",
+  "ru", "ar", "hi", "zh", "ja", "ko",
+];
+const RIGHT_TO_LEFT = new Set(["ar"]);
+const BLANK = /\{(\w+)\}/g;
+const page = {
+  language: "en",
+  words: {},
+  plurals: new Intl.PluralRules("en"),
+  when: new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" }),
+  clock: new Intl.DateTimeFormat("en", { timeStyle: "short" }),
+};
+
+function pageLanguage() {
+  for (const tag of navigator.languages || [navigator.language]) {
+    const language = String(tag).toLowerCase().split("-")[0];
+    if (LANGUAGES.includes(language)) return language;
+  }
+  return "en";
+}
+
+async function wordsIn(language) {
+  try {
+    const answer = await fetch(`/words/${language}.json`);
+    return answer.ok ? await answer.json() : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+async function loadWords() {
+  let language = pageLanguage();
+  let found = await wordsIn(language);
+  if (!found && language !== "en") {
+    language = "en";
+    found = await wordsIn(language);
+  }
+  page.language = language;
+  page.words = found || {};
+  page.plurals = new Intl.PluralRules(language);
+  page.when = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" });
+  page.clock = new Intl.DateTimeFormat(language, { timeStyle: "short" });
+  document.documentElement.lang = language;
+  document.documentElement.dir = RIGHT_TO_LEFT.has(language) ? "rtl" : "ltr";
+  for (const item of document.querySelectorAll("[data-words]")) item.textContent = words(item.dataset.words);
+  for (const item of document.querySelectorAll("[data-words-label]")) {
+    item.setAttribute("aria-label", words(item.dataset.wordsLabel));
+  }
+  for (const item of document.querySelectorAll("[data-words-placeholder]")) {
+    item.placeholder = words(item.dataset.wordsPlaceholder);
+  }
+  fill(el("delete-words-label"), "data.typeToDelete", { words: strong(DELETE_WORDS) });
+}
+
+// The words of `key` with its blanks filled; a counted one in the form its `count` takes.
+function words(key, values = {}) {
+  return template(key, values).replace(BLANK, (blank, name) => (name in values ? String(values[name]) : blank));
+}
+
+function template(key, values) {
+  const found = page.words[key];
+  if (found === undefined) return key;
+  if (typeof found === "string") return found;
+  return found[page.plurals.select(values.count)] || found.other;
+}
+
+// Sets `element`'s content to the words of `key`, with elements (a time, a bold word) in some
+// of its blanks.
+function fill(element, key, values) {
+  const parts = template(key, values).split(/(\{\w+\})/);
+  element.replaceChildren(...parts.filter(Boolean).map((part) => {
+    const name = /^\{(\w+)\}$/.exec(part);
+    if (!name || !(name[1] in values)) return part;
+    const value = values[name[1]];
+    return value instanceof Node ? value : String(value);
+  }));
+}
+
+function strong(text) {
+  const bold = document.createElement("strong");
+  bold.textContent = text;
+  return bold;
+}
 
 const state = {
   socket: null,
@@ -95,7 +179,7 @@ async function offerProvider() {
     const answer = await fetch("/sign-in/provider");
     if (answer.ok) provider = await answer.json();
     // Set up, but open to nobody yet: the page says so, and the code still works.
-    else if (answer.status === 403) el("sign-in-note").textContent = (await answer.json()).error;
+    else if (answer.status === 403) el("sign-in-note").textContent = signInProblem(await answer.json());
   } catch (_) {
     // No provider to offer: the code still works.
   }
@@ -103,6 +187,21 @@ async function offerProvider() {
   el("provider").hidden = !provider;
   el("sign-in-form").hidden = Boolean(provider);
   (provider ? el("provider-sign-in") : el("code")).focus();
+}
+
+// The gateway's sign-in problems, in the page's language (its own `error` is in English).
+const SIGN_IN_PROBLEMS = {
+  not_configured: "signIn.notConfigured",
+  nobody_allowed: "signIn.nobodyAllowed",
+  away: "signIn.away",
+  not_finished: "signIn.notFinished",
+  not_allowed: "signIn.notAllowed",
+  refused: "signIn.refused",
+};
+
+function signInProblem(said) {
+  const key = SIGN_IN_PROBLEMS[said.reason];
+  return key ? words(key) : said.error;
 }
 
 function useCode() {
@@ -129,7 +228,7 @@ function randomText() {
 async function signInAtProvider() {
   if (!state.provider) return;
   if (!crypto.subtle) {
-    el("sign-in-problem").textContent = "Signing in needs Violet's secure (https) address.";
+    el("sign-in-problem").textContent = words("signIn.needsHttps");
     return;
   }
   const signingIn = { state: randomText(), nonce: randomText(), verifier: randomText() };
@@ -161,9 +260,9 @@ function backFromProvider() {
   sessionStorage.removeItem(SIGNING_IN_KEY);
   history.replaceState(null, "", "/");
   if (!signingIn || answer.get("state") !== signingIn.state) {
-    askToSignIn("That sign-in could not be finished. Please start it again.");
+    askToSignIn(words("signIn.notFinished"));
   } else if (!answer.get("code")) {
-    askToSignIn("The sign-in didn't go through. Please try again.");
+    askToSignIn(words("signIn.didntGoThrough"));
   } else {
     exchange(answer.get("code"), signingIn);
   }
@@ -171,7 +270,7 @@ function backFromProvider() {
 }
 
 async function exchange(code, signingIn) {
-  setConnection("Signing you in…");
+  setConnection(words("signIn.underway"));
   const sent = {
     code,
     verifier: signingIn.verifier,
@@ -186,9 +285,9 @@ async function exchange(code, signingIn) {
     });
     const said = await answer.json();
     if (answer.ok) begin(said.token);
-    else askToSignIn(said.error);
+    else askToSignIn(signInProblem(said));
   } catch (_) {
-    askToSignIn("Can't reach Violet right now. Please try again in a moment.");
+    askToSignIn(words("signIn.cantReach"));
   }
 }
 
@@ -286,7 +385,9 @@ function connect() {
   }
   state.signingOut = false;
   // Once Violet could not be reached, that stays said until she answers again.
-  if (!el("connection").textContent) setConnection(navigator.onLine ? "Connecting to Violet…" : OFFLINE);
+  if (!el("connection").textContent) {
+    setConnection(words(navigator.onLine ? "connection.connecting" : "connection.offline"));
+  }
   const socket = new WebSocket(liveUrl());
   state.socket = socket;
   socket.addEventListener("open", () => {
@@ -298,7 +399,7 @@ function connect() {
     state.open = false;
     markWaiting();
     if (state.signingOut) return;
-    setConnection(OFFLINE);
+    setConnection(words("connection.offline"));
     state.retryTimer = setTimeout(connect, state.retryMs);
     state.retryMs = Math.min(state.retryMs * 2, RETRY_MAX_MS);
   });
@@ -307,7 +408,7 @@ function connect() {
 // The phone says its connection is gone: a socket may still look open for minutes, so it is
 // closed now and what the person writes waits in this browser.
 function wentOffline() {
-  setConnection(OFFLINE);
+  setConnection(words("connection.offline"));
   if (state.socket && state.socket.readyState <= WebSocket.OPEN) state.socket.close();
 }
 
@@ -398,16 +499,16 @@ function showError(frame) {
 
 // The chat
 
-function bubble(from, words) {
+function bubble(from, said) {
   const item = document.createElement("li");
   item.className = from === "you" ? "from-you" : "from-violet";
   const who = document.createElement("span");
   who.className = "who";
-  who.textContent = from === "you" ? "You" : "Violet";
+  who.textContent = from === "you" ? words("chat.you") : "Violet";
   const text = document.createElement("p");
   text.className = "text";
   text.dir = "auto"; // Arabic reads right to left, beside English read left to right
-  text.textContent = words;
+  text.textContent = said;
   item.append(who, text);
   return item;
 }
@@ -420,8 +521,8 @@ function showMessage(message) {
   item.id = `m${message.seq}`;
   const at = document.createElement("time");
   at.dateTime = message.at;
-  at.textContent = clock.format(new Date(message.at));
-  at.title = when.format(new Date(message.at));
+  at.textContent = page.clock.format(new Date(message.at));
+  at.title = page.when.format(new Date(message.at));
   item.append(at);
   // Messages still waiting to be sent stay last: they are not in the conversation yet.
   const list = el("messages");
@@ -444,8 +545,8 @@ function showWaiting(saying) {
 }
 
 function markWaiting() {
-  const words = state.open ? "Sending…" : "Waiting to send";
-  for (const mark of el("messages").querySelectorAll(".waiting .mark")) mark.textContent = words;
+  const said = words(state.open ? "chat.sending" : "chat.waiting");
+  for (const mark of el("messages").querySelectorAll(".waiting .mark")) mark.textContent = said;
 }
 
 // The message a waiting one became takes its place: the one its ack named, else the first
@@ -506,16 +607,16 @@ function showMemories(items, told) {
   el("told").replaceChildren(...told.map(memoryRow));
   el("told-part").hidden = told.length === 0;
   el("memory-note").textContent = items.length
-    ? `${items.length} ${items.length === 1 ? "thing" : "things"} remembered.`
-    : "Nothing remembered yet. Things you tell Violet about yourself show up here.";
+    ? words("memory.count", { count: items.length })
+    : words("memory.none");
   el("forget-all").disabled = items.length === 0 && told.length === 0;
 }
 
 // Where a memory came from: the person, Violet's own doing, or what she told them.
 function memoryFrom(memory) {
-  if (memory.origin === "you") return "You said this";
-  if (memory.origin === "violet") return "Violet found this out";
-  return memory.source ? `Violet told you this, from “${memory.source}”` : "Violet told you this";
+  if (memory.origin === "you") return words("memory.fromYou");
+  if (memory.origin === "violet") return words("memory.fromViolet");
+  return memory.source ? words("memory.toldFrom", { source: memory.source }) : words("memory.told");
 }
 
 function memoryRow(memory) {
@@ -525,15 +626,14 @@ function memoryRow(memory) {
   text.textContent = memory.text;
   const origin = document.createElement("p");
   origin.className = "origin";
-  const from = memoryFrom(memory);
   const at = document.createElement("time");
   at.dateTime = memory.at;
-  at.textContent = when.format(new Date(memory.at));
-  origin.append(`${from}, `, at);
+  at.textContent = page.when.format(new Date(memory.at));
+  fill(origin, "memory.origin", { from: memoryFrom(memory), at });
   const forget = document.createElement("button");
   forget.type = "button";
-  forget.textContent = "Forget";
-  forget.setAttribute("aria-label", `Forget: ${memory.text}`);
+  forget.textContent = words("memory.forget");
+  forget.setAttribute("aria-label", words("memory.forgetLabel", { text: memory.text }));
   forget.addEventListener("click", () => forgetOne(memory));
   row.append(text, origin, forget);
   return row;
@@ -542,14 +642,14 @@ function memoryRow(memory) {
 // Sends a memory change, or says why it can't go now.
 function change(frame) {
   if (send(frame)) return true;
-  el("memory-problem").textContent = "Not connected right now. Please try again in a moment.";
+  el("memory-problem").textContent = words("notConnected");
   return false;
 }
 
 function forgetOne(memory) {
   if (!change({ type: "memory.forget", item: memory.item })) return;
   state.lastForgotten = memory;
-  el("undo-text").textContent = `Forgotten: “${memory.text}”.`;
+  el("undo-text").textContent = words("memory.forgotten", { text: memory.text });
   el("undo").hidden = false;
   el("undo-button").focus();
 }
@@ -585,13 +685,12 @@ function forgetAll() {
 function showDocuments(items) {
   el("documents-problem").textContent = "";
   el("document-list").replaceChildren(...items.map(documentRow));
-  el("documents-note").textContent = items.length
-    ? "Newest first."
-    : "No documents yet. Notes and lists Violet writes for you show up here.";
+  el("documents-note").textContent = words(items.length ? "documents.newestFirst" : "documents.none");
 }
 
 function documentSize(bytes) {
-  return bytes < 1024 ? "under 1 KB" : `${Math.round(bytes / 1024)} KB`;
+  if (bytes < 1024) return words("documents.underOneKb");
+  return words("documents.kb", { count: Math.round(bytes / 1024) });
 }
 
 function documentRow(item) {
@@ -603,18 +702,18 @@ function documentRow(item) {
   about.className = "origin";
   const at = document.createElement("time");
   at.dateTime = item.at;
-  at.textContent = when.format(new Date(item.at));
-  about.append("Changed ", at, `, ${documentSize(item.size)}`);
+  at.textContent = page.when.format(new Date(item.at));
+  fill(about, "documents.changed", { at, size: documentSize(item.size) });
   const open = document.createElement("button");
   open.type = "button";
-  open.textContent = "Open";
-  open.setAttribute("aria-label", `Open: ${item.title}`);
+  open.textContent = words("documents.open");
+  open.setAttribute("aria-label", words("documents.openLabel", { title: item.title }));
   open.addEventListener("click", () => changeDocument({ type: "document.open", name: item.name }));
   const remove = document.createElement("button");
   remove.type = "button";
   remove.className = "danger";
-  remove.textContent = "Delete";
-  remove.setAttribute("aria-label", `Delete: ${item.title}`);
+  remove.textContent = words("documents.delete");
+  remove.setAttribute("aria-label", words("documents.deleteLabel", { title: item.title }));
   remove.addEventListener("click", () => deleteDocument(item));
   row.append(title, about, open, remove);
   return row;
@@ -642,7 +741,7 @@ function closeDocument() {
 // Sends a documents request, or says why it can't go now.
 function changeDocument(frame) {
   if (send(frame)) return true;
-  el("documents-problem").textContent = "Not connected right now. Please try again in a moment.";
+  el("documents-problem").textContent = words("notConnected");
   return false;
 }
 
@@ -668,7 +767,7 @@ function deleteDocument(item) {
   if (!changeDocument({ type: "document.delete", name: item.name })) return;
   state.lastDeleted = item;
   if (state.openDocument) closeDocument();
-  el("document-undo-text").textContent = `Deleted: “${item.title}”.`;
+  el("document-undo-text").textContent = words("documents.deleted", { title: item.title });
   el("document-undo").hidden = false;
   el("document-undo-button").focus();
 }
@@ -686,16 +785,8 @@ function undoDelete() {
 
 // Where the key part goes, and what it says, as the operator chose (`own_keys`).
 const OWN_KEYS = {
-  needed: {
-    title: "Your Anthropic key",
-    why: "To talk with Violet here, add a key of your own Anthropic account: what Violet does " +
-      "for you is paid from it, as the person who runs Violet asks.",
-  },
-  optional: {
-    title: "Pay for Violet with your own Anthropic account",
-    why: "You don't need this: Violet works for you as she is. If you like, add a key of your " +
-      "own Anthropic account and what Violet does for you is paid from it instead.",
-  },
+  needed: { title: () => words("key.neededTitle"), why: () => words("key.neededWhy") },
+  optional: { title: () => words("key.optionalTitle"), why: () => words("key.optionalWhy") },
 };
 
 function placeOwnKey(ownKeys) {
@@ -703,8 +794,8 @@ function placeOwnKey(ownKeys) {
   const chosen = OWN_KEYS[ownKeys];
   part.hidden = !chosen;
   if (!chosen) return;
-  el("own-key-title").textContent = chosen.title;
-  el("own-key-why").textContent = chosen.why;
+  el("own-key-title").textContent = chosen.title();
+  el("own-key-why").textContent = chosen.why();
   const panel = el("key");
   if (ownKeys === "needed") panel.insertBefore(part, el("key-title").nextElementSibling);
   else panel.append(part); // after notifications, reminders, devices and data
@@ -723,14 +814,14 @@ function showAccount(account) {
 
 function checking(underway) {
   el("use-key").disabled = underway;
-  el("key-checking").textContent = underway ? "Checking your key with Anthropic…" : "";
+  el("key-checking").textContent = underway ? words("key.checking") : "";
 }
 
 // Sends a change to the key, or says why it can't go now.
 function changeKey(frame) {
   el("key-problem").textContent = "";
   if (send(frame)) return true;
-  el("key-problem").textContent = "Not connected right now. Please try again in a moment.";
+  el("key-problem").textContent = words("notConnected");
   return false;
 }
 
@@ -740,7 +831,7 @@ function useKey(event) {
   const key = box.value.trim();
   box.value = "";
   if (!key) {
-    el("key-problem").textContent = "Paste your key in the box first.";
+    el("key-problem").textContent = words("key.pasteFirst");
     return;
   }
   el("key-note").textContent = "";
@@ -766,8 +857,6 @@ function removeKey() {
 // Your data: everything as one file, and deleting everything. The file comes over HTTP with the
 // same sign-in code the connection uses; deleting is a frame, answered before the socket closes.
 
-const DOWNLOAD_FAILED = "Your data couldn't be downloaded just now. Please try again in a few minutes.";
-const SIGN_IN_RAN_OUT = "Your sign-in has run out. Please sign in again, then download your data.";
 
 function archiveName(answer) {
   const named = /filename="([^"]+)"/.exec(answer.headers.get("Content-Disposition") || "");
@@ -779,7 +868,7 @@ async function downloadData(status, problem) {
   const token = localStorage.getItem(TOKEN_KEY);
   if (!token) return;
   el(problem).textContent = "";
-  el(status).textContent = "Gathering your data… This can take a little while.";
+  el(status).textContent = words("data.gathering");
   downloading(true);
   let failure = "";
   try {
@@ -788,12 +877,12 @@ async function downloadData(status, problem) {
       cache: "no-store",
     });
     if (answer.ok) saveFile(await answer.blob(), archiveName(answer));
-    else failure = answer.status === 401 ? SIGN_IN_RAN_OUT : DOWNLOAD_FAILED;
+    else failure = words(answer.status === 401 ? "data.signInRanOut" : "data.downloadFailed");
   } catch (_) {
-    failure = DOWNLOAD_FAILED; // no answer, or the download broke off midway
+    failure = words("data.downloadFailed"); // no answer, or the download broke off midway
   }
   downloading(false);
-  el(status).textContent = failure ? "" : "Your data is saved in your downloads.";
+  el(status).textContent = failure ? "" : words("data.saved");
   el(problem).textContent = failure;
 }
 
@@ -818,14 +907,14 @@ function closeDeleteEverything() {
 
 function deleteEverything(event) {
   event.preventDefault();
-  const words = el("delete-words").value.trim().toLowerCase().split(/\s+/).join(" ");
-  if (words !== DELETE_WORDS) {
-    el("delete-problem").textContent = `Nothing was deleted. To delete everything, type “${DELETE_WORDS}”.`;
+  const typed = el("delete-words").value.trim().toLowerCase().split(/\s+/).join(" ");
+  if (typed !== DELETE_WORDS) {
+    el("delete-problem").textContent = words("data.nothingDeleted", { words: DELETE_WORDS });
     return;
   }
   el("delete-problem").textContent = "";
-  if (!send({ type: "account.delete", confirmation: words })) {
-    el("delete-problem").textContent = "Not connected right now. Please try again in a moment.";
+  if (!send({ type: "account.delete", confirmation: typed })) {
+    el("delete-problem").textContent = words("notConnected");
     return;
   }
   state.deleting = true;
@@ -855,23 +944,23 @@ function showReminders(reminders) {
   el("reminders-empty").hidden = reminders.length > 0;
   for (const reminder of reminders) {
     const item = document.createElement("li");
-    const words = document.createElement("span");
-    words.dir = "auto";
-    words.textContent = reminder.text;
+    const what = document.createElement("span");
+    what.dir = "auto";
+    what.textContent = reminder.text;
     const when = document.createElement("span");
     when.className = "help";
     when.textContent = ` ${reminder.when}`;
     const cancel = document.createElement("button");
     cancel.type = "button";
-    cancel.textContent = "Cancel";
-    cancel.setAttribute("aria-label", `Cancel: ${reminder.text}`);
+    cancel.textContent = words("reminders.cancel");
+    cancel.setAttribute("aria-label", words("reminders.cancelLabel", { text: reminder.text }));
     cancel.addEventListener("click", () => {
       el("reminders-problem").textContent = "";
       if (!send({ type: "reminders.cancel", reminder: reminder.reminder })) {
-        el("reminders-problem").textContent = NOT_CONNECTED;
+        el("reminders-problem").textContent = words("notConnected");
       }
     });
-    item.append(words, when, " ", cancel);
+    item.append(what, when, " ", cancel);
     list.append(item);
   }
 }
@@ -886,19 +975,20 @@ function showDevices(devices) {
   for (const device of devices) {
     const item = document.createElement("li");
     const name = document.createElement("span");
-    name.textContent = `${describeAgent(device.agent)}${device.this ? " (this device)" : ""}`;
+    const described = describeAgent(device.agent);
+    name.textContent = device.this ? words("devices.thisOne", { device: described }) : described;
     const seen = document.createElement("span");
     seen.className = "help";
-    seen.textContent = ` Last used ${new Date(device.last_seen).toLocaleString()}`;
+    seen.textContent = ` ${words("devices.lastUsed", { at: page.when.format(new Date(device.last_seen)) })}`;
     item.append(name, seen);
     if (!device.this) {
       const out = document.createElement("button");
       out.type = "button";
-      out.textContent = "Sign out";
+      out.textContent = words("devices.signOut");
       out.addEventListener("click", () => {
         el("devices-problem").textContent = "";
         if (!send({ type: "devices.signout", device: device.device })) {
-          el("devices-problem").textContent = NOT_CONNECTED;
+          el("devices-problem").textContent = words("notConnected");
         }
       });
       item.append(" ", out);
@@ -909,13 +999,13 @@ function showDevices(devices) {
 
 // A browser's or terminal's own words for itself, shortened to what a person recognises.
 function describeAgent(agent) {
-  if (!agent) return "A device";
+  if (!agent) return words("devices.aDevice");
   const browsers = [["Edg/", "Edge"], ["Firefox/", "Firefox"], ["Chrome/", "Chrome"], ["Safari/", "Safari"]];
-  const systems = [["iPhone", "an iPhone"], ["iPad", "an iPad"], ["Android", "Android"],
-    ["Windows", "Windows"], ["Mac OS", "a Mac"], ["Linux", "Linux"]];
+  const systems = [["iPhone", "iPhone"], ["iPad", "iPad"], ["Android", "Android"],
+    ["Windows", "Windows"], ["Mac OS", "Mac"], ["Linux", "Linux"]];
   const browser = browsers.find(([mark]) => agent.includes(mark));
   const system = systems.find(([mark]) => agent.includes(mark));
-  if (browser && system) return `${browser[1]} on ${system[1]}`;
+  if (browser && system) return words("devices.browserOn", { browser: browser[1], system: system[1] });
   if (browser) return browser[1];
   return agent.slice(0, 60);
 }
@@ -926,8 +1016,7 @@ function askSignOutHere() {
     signOutHere();
     return;
   }
-  const messages = waiting === 1 ? "1 message" : `${waiting} messages`;
-  el("sign-out-unsent").textContent = `You have ${messages} not sent yet. Send ${waiting === 1 ? "it" : "them"} before you sign out?`;
+  el("sign-out-unsent").textContent = words("devices.unsent", { count: waiting });
   el("sign-out-confirm").hidden = false;
   el("sign-out-send").focus();
 }
@@ -937,11 +1026,9 @@ function sendThenSignOut() {
   state.signOutWhenSent = true;
   if (state.open) resendUnsent();
   else connect();
-  el("devices-problem").textContent = "Sending your messages, then signing out…";
+  el("devices-problem").textContent = words("devices.sendingThenSigningOut");
 }
 
-const SIGNED_OUT_HERE = "You're signed out of this device.";
-const SIGNED_OUT_HERE_ONLY = "You're signed out here, but Violet couldn't be reached to end this sign-in. To be sure, sign this device out from another one (its You page).";
 // Ending a sign-in waits this long for Violet to confirm it.
 const SIGN_OUT_WAIT_MS = 10000;
 
@@ -957,7 +1044,7 @@ async function signOutHere() {
   const ended = token ? await endSignIn(token) : true;
   stopTellingHere();
   forgetHere();
-  askToSignIn("", ended ? SIGNED_OUT_HERE : SIGNED_OUT_HERE_ONLY);
+  askToSignIn("", words(ended ? "devices.signedOut" : "devices.signedOutHereOnly"));
 }
 
 // Ends the sign-in of `token` at Violet, on a connection of its own (the page's may be closed,
@@ -1010,9 +1097,6 @@ function forgetHere() {
 // (with the browser's own permission and address for them) or off. Where the browser can't
 // show them, an iPhone's Safari tab says how to get them: from the home screen.
 
-const NOT_ALLOWED = "Your browser is set not to let Violet tell you things. You can allow it in the browser's settings for this site, then try again.";
-const NOT_SET_UP = "That didn't work just now. Please try again in a moment.";
-const NOT_CONNECTED = "Not connected right now. Please try again in a moment.";
 // A browser with no way to reach its notice service never answers: it is given this long.
 const SET_UP_WAIT_MS = 20000;
 
@@ -1058,7 +1142,7 @@ function showTellingChoices() {
   el("tell-me-on").disabled = false;
   el("tell-me-previews").checked = on && previews;
   el("tell-me-previews").disabled = !on;
-  el("tell-me-state").textContent = on ? "Violet will let you know here when something is ready." : "";
+  el("tell-me-state").textContent = on ? words("tell.isOn") : "";
 }
 
 // An error frame answering a push frame: the offer stays hidden when the gateway has none, and
@@ -1086,17 +1170,17 @@ async function tellHere(previews) {
   el("tell-me-previews").disabled = true;
   const allowed = await Notification.requestPermission();
   if (allowed !== "granted") {
-    tellingFailed(NOT_ALLOWED);
+    tellingFailed(words("tell.notAllowed"));
     return;
   }
   let address = null;
   try {
     address = await inTime(addressHere(state.tell.key), SET_UP_WAIT_MS);
   } catch (_) {
-    tellingFailed(NOT_SET_UP);
+    tellingFailed(words("tell.notSetUp"));
     return;
   }
-  if (!sendTelling("change", address, previews)) tellingFailed(NOT_CONNECTED);
+  if (!sendTelling("change", address, previews)) tellingFailed(words("notConnected"));
 }
 
 function sendTelling(asked, address, previews) {
@@ -1123,7 +1207,7 @@ function tellingFailed(problem) {
 // Violet hears first, so that a page with no connection changes nothing at all.
 async function stopTelling() {
   if (!send({ type: "push.off", device: deviceId() })) {
-    tellingFailed(NOT_CONNECTED);
+    tellingFailed(words("notConnected"));
     return;
   }
   state.tell.asked = "change";
@@ -1259,7 +1343,8 @@ function show(view) {
   }
 }
 
-function start() {
+async function start() {
+  await loadWords();
   el("memory-title").tabIndex = -1;
   el("documents-title").tabIndex = -1;
   el("document-title").tabIndex = -1;

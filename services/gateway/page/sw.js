@@ -4,7 +4,7 @@
 "use strict";
 
 // A new set of files gets a new name here; the old set is deleted once this one takes over.
-const SHELL_CACHE = "violet-shell-v1";
+const SHELL_CACHE = "violet-shell-v2";
 const SHELL = [
   "/",
   "/app.js",
@@ -15,6 +15,24 @@ const SHELL = [
   "/icons/maskable-512.png",
   "/icons/apple-touch-icon.png",
   "/icons/badge-96.png",
+  // The page's words in each language it speaks (a few KB each).
+  "/words/en.json",
+  "/words/pt.json",
+  "/words/es.json",
+  "/words/fr.json",
+  "/words/de.json",
+  "/words/it.json",
+  "/words/nl.json",
+  "/words/pl.json",
+  "/words/tr.json",
+  "/words/id.json",
+  "/words/vi.json",
+  "/words/ru.json",
+  "/words/ar.json",
+  "/words/hi.json",
+  "/words/zh.json",
+  "/words/ja.json",
+  "/words/ko.json",
 ];
 // How long a slow connection may keep the page blank before the kept copy is shown instead;
 // the network's copy still replaces the kept one when it comes.
