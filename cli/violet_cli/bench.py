@@ -265,6 +265,7 @@ class Section:
     name: str  # what `violet bench --only` names
     heading: str  # how its part of benchmarks.md begins
     run: Callable[[Path, Path], Measured]  # given the data folder and the output folder
+    needs: tuple[str, ...] = ()  # the files of the data folder it reads
 
 
 def _turns(data_dir: Path, out_dir: Path) -> Measured:
@@ -399,12 +400,12 @@ SECTIONS = (
     Section("cpu", "## CPU per turn", _cpu),
     Section("idle", "## Idle cost", _idle),
     Section("reminders", "## Reminders", _reminders),
-    Section("first", "## First answers", _first),
-    Section("economy", "## Context economy", _economy),
-    Section("calls", "## Model calls per turn", _calls),
-    Section("routing", "## Routing", _routing),
-    Section("recall", "## Memory recall", _recall),
-    Section("memory", "## One person's memory at scale", _memory_scale),
+    Section("first", "## First answers", _first, ("locomo_dev.json",)),
+    Section("economy", "## Context economy", _economy, ("locomo_dev.json",)),
+    Section("calls", "## Model calls per turn", _calls, ("locomo_dev.json",)),
+    Section("routing", "## Routing", _routing, ("routing_dev.jsonl",)),
+    Section("recall", "## Memory recall", _recall, ("locomo_dev.json",)),
+    Section("memory", "## One person's memory at scale", _memory_scale, ("locomo_dev.json",)),
     Section("trust", "## Memory trust", _trust),
     Section("sandboxes", "## The sandbox", _sandboxes),
 )
@@ -456,6 +457,12 @@ Written by `violet bench`, last run on {when} ({ran}), on {machine()}. Each sect
 what it measured; `violet bench --only NAMES` reruns some sections and keeps the others as they
 were. The machine is shared: read the distributions and ratios, not single numbers."""
     return "\n\n".join([header, *(part.strip() for part in body if part)]) + "\n"
+
+
+def missing_data(data: str, only: str = "") -> list[str]:
+    """The files the sections `only` names read that the data folder does not hold."""
+    needed = {name for section in selected(only) for name in section.needs}
+    return sorted(name for name in needed if not (Path(data) / name).is_file())
 
 
 def run_benchmarks(data: str, out: str, only: str = "") -> int:

@@ -116,12 +116,15 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "eval":
         _evaluate(args.what, args.file)
     elif args.command == "bench":
-        from violet_cli.bench import run_benchmarks, selected
+        from violet_cli.bench import missing_data, run_benchmarks, selected
 
         try:
             selected(args.only)
         except ValueError as error:
             parser.error(str(error))
+        if missing := missing_data(args.data, args.only):
+            names = " or ".join(missing)
+            parser.error(f"{args.data} holds no {names}: name the folder with --data")
         sys.exit(run_benchmarks(args.data, args.out, args.only))
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from violet_cli.bench import SECTIONS, Distribution, merge, parts_of, selected
+from violet_cli.bench import SECTIONS, Distribution, merge, missing_data, parts_of, selected
 from violet_cli.bench_cpu import (
     CpuReading,
     CpuUse,
@@ -384,3 +384,12 @@ def test_the_help_names_every_section(capsys: pytest.CaptureFixture[str]) -> Non
         main(["bench", "--help"])
     listed = set(re.findall(r"\w+", capsys.readouterr().out))
     assert {section.name for section in SECTIONS} <= listed
+
+
+def test_a_data_folder_without_a_sections_files_is_named_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    assert missing_data(str(tmp_path), "calls,routing") == ["locomo_dev.json", "routing_dev.jsonl"]
+    assert missing_data(str(tmp_path), "cpu,idle") == []
+    (tmp_path / "locomo_dev.json").write_text("[]")
+    assert missing_data(str(tmp_path), "calls,routing") == ["routing_dev.jsonl"]
