@@ -64,6 +64,10 @@ class Rig:
 
     async def memory_back(self) -> None:
         self.memory.away = False
+        # A sweep's drain may still be trying while memory was away (on a slow run the first
+        # backoff passes before the sweep): it ends first, or the next sweep leaves its
+        # conversation to it.
+        await self.captures.sent_here(self.conversation.id)
         await self.due_now()
         await self.captures.sweep()
         await self.captures.sent_here(self.conversation.id)
