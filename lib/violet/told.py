@@ -39,7 +39,9 @@ _OTHER_LANGUAGES = (
     r"\b(?:você\s+)?(?:disse|falou|encontrou|sugeriu|recomendou|escreveu|enviou|mandou)\b"
     r"|\b(?:dijiste|encontraste|sugeriste|recomendaste|escribiste|enviaste|mandaste)\b"
     r"|\b(?:vous\s+)?(?:m'avez|avez)\s+(?:dit|trouvé|suggéré|recommandé|écrit|envoyé)\b"
-    r"|\b(?:haben\s+Sie|Sie\s+haben)\b.*\b(?:gesagt|gefunden|empfohlen|vorgeschlagen"
+    # Within one sentence, and a bounded reach: an open `.*` costs time squared on a long
+    # message of "Sie haben".
+    r"|\b(?:haben\s+Sie|Sie\s+haben)\b[^.?!\n]{0,120}?\b(?:gesagt|gefunden|empfohlen|vorgeschlagen"
     r"|geschrieben|geschickt)\b"
     r"|\b(?:a|na|da|la|esa|esta|cette|die|der|diese[rn]?)\s+(?:página|pagina|page|nota|note"
     r"|notiz|seite|artikel|artículo|artigo|article|liste|lista)\b"
@@ -220,8 +222,8 @@ _FIRST_PERSON = re.compile(
     # Turkish: "ben", "benim", and the endings that say "I" or "my": "çalışıyorum",
     # "hastalandım", "adım", "şifrem", "doğum günüm".
     r"|ben|benim|bana|beni|bende|benden|\w+yorum|\w+[dt][ıü]m|\w+m[ıiuü]y[ıiuü]m"
-    r"|(?:ad|şifre|adres|numara|telefon|doğum\s+gün|anne|baba|eş|doktor|ev|araba|randevu|hesab|iş"
-    r"|okul)[ıiuü]?m\w*"
+    r"|(?:(?:ad|adres|telefon|doğum\s+gün|eş|doktor|ev|hesab|iş|okul)[ıiuü]|şifre|numara|anne"
+    r"|baba|araba|randevu)m\w*"
     # Indonesian, with "-ku" ("namaku", "rumahku"); Vietnamese; Russian
     r"|saya|aku|gue|gua|\w{3,}ku|tôi|mình|tớ"
     r"|я|меня|мне|мной|мой|моя|моё|мое|мои|моего|моей|моему|моим|моих|моём|моем|мою)"
