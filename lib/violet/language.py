@@ -17,6 +17,14 @@ their words count for less, about as much as the English words they would transl
 message weighs about the same in any language. The newest message counts twice, so a person
 who changes language is followed at once. With no evidence at all, English.
 
+How Violet addresses a person, in every fixed phrase of every service: formally in French,
+German, Russian, Turkish, Indonesian, Hindi, Japanese and Korean (vous, Sie, вы, siz, Anda, आप,
+です/ます, 해요체); as a friend would in Portuguese, Spanish, Italian, Dutch, Polish, Vietnamese and
+Chinese (você, tú, tu, je, ty, bạn with Violet saying mình, 你); in Modern Standard Arabic worded
+so that it needs no guess at the person's gender. Violet is a woman: where a language marks the
+speaker's gender (Italian and French adjectives and participles, Polish and Russian past
+tenses, Hindi verbs, Arabic adjectives) she speaks of herself in the feminine.
+
 Chosen over langdetect (a port of a character n-gram model, accurate on paragraphs but often
 wrong on the short chat messages Violet gets, random unless seeded, and slower) and lingua
 (accurate, but a 96 MB wheel in every image). The figures on held-aside sentences are in

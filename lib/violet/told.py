@@ -201,19 +201,23 @@ _KOREAN = (
     r"|(?<!\S)(?:그|이|저)\s?(?:페이지|웹페이지|기사|사이트|웹사이트|링크|메모|목록|리스트|문서"
     r"|검색\s?결과)"
 )
-_TOLD_REFERENCE = re.compile(
+# In two parts: a text in ASCII alone (most English) is only searched with the first, since no
+# pattern of the second can match it, and with both it would take eight times as long.
+_TOLD_IN_LATIN = re.compile(
     rf"\byou(?:'ve|'d|\s+have|\s+had)?\s+(?:\w+\s+)?(?:{_VIOLET_DID})\b"
     rf"|\b(?:that|the|this|those|these)\s+(?:[\w-]+\s+)?(?:{_VIOLET_MADE})\b"
-    rf"|{_OTHER_LANGUAGES}|{_ITALIAN}|{_DUTCH}|{_POLISH}|{_TURKISH}|{_INDONESIAN}|{_VIETNAMESE}"
-    rf"|{_RUSSIAN}|{_ARABIC}|{_HINDI}|{_CHINESE}|{_JAPANESE}|{_KOREAN}",
+    rf"|{_OTHER_LANGUAGES}|{_ITALIAN}|{_DUTCH}|{_POLISH}|{_TURKISH}|{_INDONESIAN}|{_VIETNAMESE}",
     re.IGNORECASE,
+)
+_TOLD_IN_OTHER_SCRIPTS = re.compile(
+    rf"{_RUSSIAN}|{_ARABIC}|{_HINDI}|{_CHINESE}|{_JAPANESE}|{_KOREAN}", re.IGNORECASE
 )
 # The person speaking of themselves, in each language Violet follows. "me" is left out:
 # "remind me", "tell me" ask for something. In the other languages "me" counts ("мне", "给我",
 # "저한테"): a question about what was told is let through before these (`about_the_person`),
 # and there no question gets told records for being a question alone. Words English writes too
 # ("ho", "gw", "tao") are left out, so an English question is not taken for one about the person.
-_FIRST_PERSON = re.compile(
+_FIRST_PERSON_IN_LATIN = re.compile(
     r"\b(?:my|mine|myself|i|i'm|i've|i'd|i'll|im"
     r"|eu|meu|minha|meus|minhas|yo|mi|mis|je|mon|ma|mes|ich|mein|meine|meinen|meinem|meiner"
     # Italian, Dutch, Polish
@@ -224,10 +228,15 @@ _FIRST_PERSON = re.compile(
     r"|ben|benim|bana|beni|bende|benden|\w+yorum|\w+[dt][ıü]m|\w+m[ıiuü]y[ıiuü]m"
     r"|(?:(?:ad|adres|telefon|doğum\s+gün|eş|doktor|ev|hesab|iş|okul)[ıiuü]|şifre|numara|anne"
     r"|baba|araba|randevu)m\w*"
-    # Indonesian, with "-ku" ("namaku", "rumahku"); Vietnamese; Russian
-    r"|saya|aku|gue|gua|\w{3,}ku|tôi|mình|tớ"
-    r"|я|меня|мне|мной|мой|моя|моё|мое|мои|моего|моей|моему|моим|моих|моём|моем|мою)"
-    r"(?!\w)|\bj'"
+    # Indonesian, with "-ku" ("namaku", "rumahku"); Vietnamese
+    r"|saya|aku|gue|gua|\w{3,}ku|tôi|mình|tớ)"
+    r"(?!\w)|\bj'",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_IN_OTHER_SCRIPTS = re.compile(
+    # Russian
+    r"(?<!\w)(?:я|меня|мне|мной|мой|моя|моё|мое|мои|моего|моей|моему|моим|моих|моём|моем|мою)"
+    r"(?!\w)"
     # Arabic: "أنا", "لي", "عندي", and the things the person names theirs ("اسمي", "عنواني")
     # or does in the first person ("أسكن"); not every word that ends in "ي".
     r"|(?<!\w)[وفبل]?(?:أنا|انا|لي|عندي|لدي|بي|نحن|اسمي|عنواني|رقمي|هاتفي|جوالي|موبايلي|تلفوني"
@@ -253,24 +262,35 @@ _QUESTION = re.compile(
 
 def asks_what_was_told(text: str) -> bool:
     """Whether the words ask about something Violet said, found or made."""
-    return _TOLD_REFERENCE.search(_composed(text)) is not None
+    return _found(_TOLD_IN_LATIN, _TOLD_IN_OTHER_SCRIPTS, text)
 
 
 def about_the_person(text: str) -> bool:
     """Whether the words speak of the person (their things, their doings) and not of what
     Violet told: told records never answer these."""
-    return _FIRST_PERSON.search(_composed(text)) is not None and not asks_what_was_told(text)
+    return _speaks_of_themselves(text) and not asks_what_was_told(text)
 
 
 def may_recall_told(text: str) -> bool:
     """Whether told records may be recalled for these words: words that ask about what Violet
     said, or an English question that is not about the person. In the other languages only the
     first: a question about the person there may name no word of theirs ("¿Dónde vivo?")."""
-    if about_the_person(text):
-        return False
     if asks_what_was_told(text):
         return True
+    if _speaks_of_themselves(text):
+        return False
     return detect([text]) == ENGLISH and _QUESTION.search(text.strip()) is not None
+
+
+def _speaks_of_themselves(text: str) -> bool:
+    return _found(_FIRST_PERSON_IN_LATIN, _FIRST_PERSON_IN_OTHER_SCRIPTS, text)
+
+
+def _found(in_latin: re.Pattern[str], in_other_scripts: re.Pattern[str], text: str) -> bool:
+    if text.isascii():
+        return in_latin.search(text) is not None
+    composed = _composed(text)
+    return bool(in_latin.search(composed) or in_other_scripts.search(composed))
 
 
 def _composed(text: str) -> str:

@@ -7,11 +7,7 @@ words around them are fitted to what CLDR gives each language, with the few form
 kept here (Russian and Polish weekdays after "every", the Portuguese masculine weekend, Turkish
 and Arabic spans after "every").
 
-The refusals address the person as the offline model's phrases do: French and German formally
-(vous, Sie); Portuguese, Spanish, Italian, Dutch and Polish as a friend would (você, tú, tu, je,
-ty); Turkish politely (siz); Indonesian Anda, Violet saying saya; Vietnamese bạn, Violet saying
-mình; Russian вы; Arabic in Modern Standard Arabic without gendered second-person forms; Hindi
-आप; Chinese simplified, 你; Japanese polite です/ます; Korean polite 해요체.
+The refusals address the person as `violet.language` says.
 """
 
 from __future__ import annotations

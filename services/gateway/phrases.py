@@ -1,10 +1,6 @@
 """What the gateway tells a person when it cannot take what their device sent, in the language
 they write in (`violet.language`): the seventeen of `violet.language.LANGUAGES`.
-
-Registers: French, German and Russian address the person formally (vous, Sie, вы), as do Turkish
-(siz), Indonesian (Anda), Hindi (आप), Japanese (です/ます) and Korean (해요체); Portuguese,
-Spanish, Italian, Dutch and Polish as a friend would, as do Vietnamese (bạn) and Chinese (你).
-Arabic is Modern Standard Arabic, worded so that it needs no guess at the person's gender.
+They address the person as `violet.language` says.
 
 Only the refusals a person can meet are here (a message too long, too many at once, Violet busy
 or away, a memory or a document that is gone), and the answer to deleting everything. Frames

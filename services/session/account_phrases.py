@@ -2,9 +2,7 @@
 nearly or fully spent, no key to talk with. Plain words; "Anthropic key" is the one name the
 person needs, since it is what they bring.
 
-Registers: formal in fr, de, ru (вы), tr (siz), id (Anda), hi (आप), ja (です/ます) and ko (해요체);
-as to a friend in pt, es, it, nl, pl, vi (bạn) and zh (你); ar in Modern Standard Arabic. Violet
-speaks of herself in the feminine where a language marks it (ru, pl, hi, ar, it, fr)."""
+The person is addressed, and Violet speaks of herself, as `violet.language` says."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The one activity line every device of the person shows while Violet works: passed on to the
 replicas that follow the conversation, never stored. A line is 2 to 7 words (in Chinese, Japanese
-and Korean, a short phrase). Registers: formal in fr, de, ru, tr, id, hi, ja, ko; as to a friend
-in pt, es, it, nl, pl, vi, zh; ar in Modern Standard Arabic; Violet feminine where marked."""
+and Korean, a short phrase), worded as `violet.language` says."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ open promises; a promise still open after `OVERDUE_AFTER_FOLDS` folds, or one th
 fits the block, is overdue: Violet asks the person about it (see `session.fold`), and only then does
 it leave the block. No pin is ever deleted; a closed one keeps its row.
 
-CHECK_IN's registers: formal in fr, de, ru, tr, id, hi, ja, ko; as to a friend in pt, es, it, nl,
-pl, vi, zh; ar in Modern Standard Arabic. The promise stays in plain double quotes everywhere.
+CHECK_IN addresses the person as `violet.language` says; the promise stays in plain double
+quotes in every language.
 """
 
 from __future__ import annotations

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from babel import Locale
 
-from gateway.app import PAGE_DIR
+from gateway.app import PAGE_DIR, PAGE_FILES
 from violet.language import LANGUAGES
 
 WORDS_DIR = PAGE_DIR / "words"
@@ -91,9 +90,7 @@ def test_right_to_left_languages_are_known_to_the_page() -> None:
     assert 'RIGHT_TO_LEFT = new Set(["ar"])' in script
 
 
-def test_the_files_are_served_and_kept_for_offline(tmp_path: Path) -> None:
-    from gateway.app import PAGE_FILES
-
+def test_the_files_are_served_and_kept_for_offline() -> None:
     for language in LANGUAGES:
         name, kind = PAGE_FILES[f"/words/{language}.json"]
         assert (PAGE_DIR / name).is_file() and kind.startswith("application/json")

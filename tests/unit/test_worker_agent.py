@@ -317,21 +317,24 @@ async def test_a_request_that_never_ends_is_given_up(rig: Rig) -> None:
 
 
 @pytest.mark.expects_fallbacks
-async def test_a_failing_model_ends_the_request_in_plain_words(rig: Rig) -> None:
-    rig.model.script = [ModelUnavailable("overloaded")]
+@pytest.mark.parametrize(
+    ("failure", "told"),
+    [
+        (ModelUnavailable("overloaded"), MODEL_FAILED),
+        # Asking again soon will not help: the account notice, not "in a little while".
+        (SpendLimitReached("The paying account reached a spending limit"), SPEND_LIMIT),
+    ],
+    ids=["unavailable", "spending limit"],
+)
+async def test_a_failing_model_ends_the_request_in_plain_words(
+    rig: Rig, failure: Exception, told: dict[str, str]
+) -> None:
+    rig.model.script = [failure]
     session = await rig.request("look up anything")
     await rig.run(session)
-    assert await rig.sent("result") == [{"text": MODEL_FAILED["en"], "deeds": [], "sources": []}]
+    assert await rig.sent("result") == [{"text": told["en"], "deeds": [], "sources": []}]
     assert session.messages[-1]["role"] == "assistant"
-
-
-@pytest.mark.expects_fallbacks
-async def test_a_spending_limit_ends_the_request_with_the_account_notice(rig: Rig) -> None:
-    rig.model.script = [SpendLimitReached("The paying account reached a spending limit")]
-    session = await rig.request("look up anything")
-    await rig.run(session)
-    assert await rig.sent("result") == [{"text": SPEND_LIMIT["en"], "deeds": [], "sources": []}]
-    assert told_failure(SPEND_LIMIT["en"])
+    assert told_failure(told["en"])
 
 
 @pytest.mark.expects_fallbacks

@@ -1,13 +1,6 @@
 """The offline model's fixed phrases, in each language Violet follows (`violet.language`).
 
-French and German address the person formally (vous, Sie); Portuguese and Spanish as a friend
-would (você, tú). Italian, Dutch and Polish are informal too (tu, je, ty); Turkish is polite
-(siz); Indonesian polite (Anda, Violet saying saya); Vietnamese says bạn (Violet saying mình);
-Russian вы; Arabic is Modern Standard Arabic, kept clear of the second-person forms that would
-guess the person's gender; Hindi आप; Chinese simplified, 你; Japanese polite です/ます; Korean
-polite 해요체. Violet is a woman: where a language marks the speaker's gender (Italian and
-French adjectives, Polish and Russian past tenses, Hindi verbs, Arabic adjectives) she speaks of
-herself in the feminine.
+The person is addressed, and Violet speaks of herself, as `violet.language` says.
 """
 
 from __future__ import annotations

@@ -2,13 +2,7 @@
 work session made, or what failed and why. Each is a template; the names in braces are filled
 with the quoted material (a title, a sentence, an address), which keeps its own words.
 
-French and German address the person formally (vous, Sie); Portuguese and Spanish as a friend
-would (você, tú). Italian, Dutch and Polish are informal too (tu, je, ty); Turkish is polite
-(siz); Indonesian polite (Anda, Violet saying saya); Vietnamese says bạn (Violet saying mình);
-Russian вы; Arabic is Modern Standard Arabic, kept clear of the second-person forms that would
-guess the person's gender; Hindi आप; Chinese simplified, 你; Japanese polite です/ます; Korean
-polite 해요체. Violet is a woman: where a language marks the speaker's gender (Italian past
-participles, Polish and Russian past tenses, Hindi verbs) she speaks of herself in the feminine.
+The person is addressed, and Violet speaks of herself, as `violet.language` says.
 
 The other work sessions of the person are, in each language, one word: pedido, petición,
 demande, Anfrage, richiesta, opdracht, zadanie, talep, permintaan, yêu cầu, задача, طلب, काम,

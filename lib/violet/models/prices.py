@@ -71,12 +71,10 @@ PRICES: dict[str, Prices] = {
 def cost_usd(usage: Usage) -> float | None:
     """The cost of a call's usage: as its requests were priced, one by one (`priced`), else
     that of one request; None for a model the table does not price (the offline model)."""
-    if usage.cost_usd is not None:
-        return usage.cost_usd
-    prices = PRICES.get(usage.model)
-    return prices.cost_usd(usage) if prices is not None else None
+    return usage.cost_usd if usage.cost_usd is not None else priced(usage).cost_usd
 
 
 def priced(usage: Usage) -> Usage:
     """One request's usage with its cost, at its own model and prompt length."""
-    return replace(usage, cost_usd=cost_usd(replace(usage, cost_usd=None)))
+    prices = PRICES.get(usage.model)
+    return replace(usage, cost_usd=prices.cost_usd(usage) if prices is not None else None)

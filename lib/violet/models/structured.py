@@ -79,21 +79,18 @@ def _promise_list(description: str) -> JsonObject:
     return {"type": "array", "items": {"type": "string"}, "description": description}
 
 
-FOLD_SCHEMA = strict_object(
-    # Not a hard limit in the schema: a longer summary is clipped (`clip`), not refused.
-    summary={
-        "type": "string",
-        "description": "The new summary of the whole conversation so far, at most "
-        f"{SUMMARY_MAX_CHARS} characters.",
-    },
-    open_promises=_promise_list("The promises still open, each copied exactly from the input."),
-    kept=_promise_list("The promises the conversation shows as done, each copied exactly."),
-)
-
-
 def fold_schema() -> JsonObject:
     """The fold's schema: the same for every fold, with nothing of the person's in it."""
-    return FOLD_SCHEMA
+    return strict_object(
+        # Not a hard limit in the schema: a longer summary is clipped (`clip`), not refused.
+        summary={
+            "type": "string",
+            "description": "The new summary of the whole conversation so far, at most "
+            f"{SUMMARY_MAX_CHARS} characters.",
+        },
+        open_promises=_promise_list("The promises still open, each copied exactly from the input."),
+        kept=_promise_list("The promises the conversation shows as done, each copied exactly."),
+    )
 
 
 def pick_schema(candidate_ids: list[str]) -> JsonObject:

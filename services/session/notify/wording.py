@@ -5,9 +5,8 @@ screen shows it to anyone. With previews it shows the newest of Violet's message
 shortened. Its tag is the newest message's seq, so a group sent again replaces itself on the
 device instead of showing twice; tapping it opens the conversation at the oldest.
 
-Registers: formal in fr, de, ru, tr, id, hi, ja, ko; as to a friend in pt, es, it, nl, pl, vi,
-zh; ar in Modern Standard Arabic. A count stands where no plural form hangs on it: Polish,
-Russian and Arabic give it after a colon.
+The person is addressed as `violet.language` says. A count stands where no plural form hangs
+on it: Polish, Russian and Arabic give it after a colon.
 """
 
 from __future__ import annotations

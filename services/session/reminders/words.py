@@ -4,8 +4,7 @@ comes more than a few minutes late (the stack was down at its time), how late, w
 {late} is babel's `format_timedelta` in the person's language ("25 minutes", "2 hours"), a count
 in the nominative, so each sentence puts it where a nominative reads right (the Russian after a
 colon, the Arabic as the subject of "مضت"). {when} is the wall time, or a CLDR day joined to it by
-DAY_AND_TIME. Registers: formal in fr, de, ru, tr, id, hi, ja, ko; as to a friend in pt, es, it,
-nl, pl, vi, zh; ar in Modern Standard Arabic."""
+DAY_AND_TIME. The person is addressed as `violet.language` says."""
 
 from __future__ import annotations
 
